@@ -1,0 +1,95 @@
+"""Span helpers used by the executor and the hierarchy (opentelemetry-api only)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+from agent_sdk import semconv as sc
+from agent_sdk._version import __version__
+from agent_sdk.context import CallContext
+from agent_sdk.errors import ToolError
+
+_state: dict[str, Any] = {"tracer": trace.get_tracer("agent_sdk", __version__), "content": False}
+
+
+def tracer() -> trace.Tracer:
+    return _state["tracer"]  # type: ignore[no-any-return]
+
+
+def use_tracer_provider(provider: trace.TracerProvider | None) -> None:
+    """Send this SDK's spans to ``provider`` without touching the global provider.
+
+    ``None`` goes back to the global provider (the default).
+    """
+    _state["tracer"] = (
+        provider.get_tracer("agent_sdk", __version__)
+        if provider is not None
+        else trace.get_tracer("agent_sdk", __version__)
+    )
+
+
+def capture_content(enabled: bool) -> None:
+    """Opt in (or out) of putting tool arguments and results on spans; off by default."""
+    _state["content"] = bool(enabled)
+
+
+def content_captured() -> bool:
+    return bool(_state["content"])
+
+
+def base_attributes(ctx: CallContext, path: tuple[str, ...]) -> dict[str, Any]:
+    attrs: dict[str, Any] = {
+        sc.RUN_ID: ctx.run_id,
+        sc.PATH: "/".join(path),
+        sc.DEPTH: len(ctx.path),
+    }
+    if ctx.thread_id:
+        attrs[sc.GEN_AI_CONVERSATION_ID] = ctx.thread_id
+    return attrs
+
+
+@contextmanager
+def span(
+    name: str, *, kind: SpanKind = SpanKind.INTERNAL, attributes: dict[str, Any]
+) -> Iterator[Span]:
+    """A span that records cancellation and unexpected exceptions itself (with error.type)."""
+    with tracer().start_as_current_span(
+        name,
+        kind=kind,
+        attributes=attributes,
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as current:
+        try:
+            yield current
+        except asyncio.CancelledError:
+            current.set_attribute(sc.OUTCOME, "cancelled")
+            current.set_attribute(sc.ERROR_TYPE, "cancelled")
+            current.set_status(Status(StatusCode.ERROR, "cancelled"))
+            raise
+        except ToolError as exc:
+            mark_error(current, exc)
+            raise
+        except BaseException as exc:
+            current.set_attribute(sc.OUTCOME, "error")
+            current.set_attribute(sc.ERROR_TYPE, type(exc).__qualname__)
+            current.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+            raise
+
+
+def mark_error(current: Span, error: ToolError) -> None:
+    current.set_attribute(sc.OUTCOME, error.kind.value)
+    current.set_attribute(sc.ERROR_TYPE, error.kind.value)
+    if error.approval_id:
+        current.set_attribute(sc.APPROVAL_ID, error.approval_id)
+    current.set_status(Status(StatusCode.ERROR, error.message[:200]))
+
+
+def mark_ok(current: Span) -> None:
+    current.set_attribute(sc.OUTCOME, "ok")

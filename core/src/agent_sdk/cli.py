@@ -1,0 +1,105 @@
+"""The ``agent-sdk`` command: plugins, trace show, demo."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from agent_sdk._version import __version__
+from agent_sdk.errors import AgentSDKError
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+    lines += [fmt.format(*r) for r in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def cmd_plugins(_: argparse.Namespace) -> int:
+    from agent_sdk.plugins import failed_plugins, integrations, loaded_plugins
+
+    rows: list[list[str]] = []
+    for integration in integrations():
+        found = integration.framework_version()
+        try:
+            integration.check()
+            status = "ok"
+        except AgentSDKError as exc:
+            status = str(exc)
+        rows.append(
+            [
+                integration.name,
+                integration.distribution,
+                _dist_version(integration.distribution),
+                f"{integration.framework} {found or '(not installed)'}",
+                integration.supported,
+                status,
+            ]
+        )
+    providers = {i.distribution for i in integrations()}
+    for plugin in loaded_plugins():
+        if plugin.distribution not in providers:
+            rows.append(
+                [plugin.entry_point, plugin.distribution or "?", plugin.version or "?", "-", "-", "ok (hooks only)"]
+            )
+    for failure in failed_plugins():
+        rows.append(
+            [
+                failure.entry_point,
+                failure.distribution or "?",
+                failure.version or "?",
+                "-",
+                "-",
+                f"failed to load: {failure.error}",
+            ]
+        )
+    print(_table(rows, ["integration", "distribution", "version", "framework", "supported", "status"]))
+    if not rows:
+        print("(no plugins installed: pip install agent-sdk-ag2, agent-sdk-autogen, ...)")
+    return 0
+
+
+def _dist_version(name: str) -> str:
+    import importlib.metadata as md
+
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return "?"
+
+
+def cmd_trace_show(args: argparse.Namespace) -> int:
+    from agent_sdk.tracing import format_tree, load_trace_file
+
+    print(format_tree(load_trace_file(args.file)))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agent-sdk", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"agent-sdk {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("plugins", help="list integrations and plugins").set_defaults(func=cmd_plugins)
+    trace = sub.add_parser("trace", help="work with trace files")
+    trace_sub = trace.add_subparsers(dest="trace_command", required=True)
+    show = trace_sub.add_parser("show", help="print the span tree of a Jaeger JSON file")
+    show.add_argument("file")
+    show.set_defaults(func=cmd_trace_show)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except AgentSDKError as exc:
+        print(f"agent-sdk: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The context of one tool call, carried in a contextvar so nested calls inherit it."""
+
+from __future__ import annotations
+
+import contextvars
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_sdk.approval import ApprovalToken
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Who is calling a tool, from where in the hierarchy.
+
+    ``path`` holds the names of the sub-agents the call runs inside (the orchestrator is the
+    empty path), so ``depth == len(path)`` and the orchestrator's direct children run at
+    depth 1. ``approval`` is a one-use token minted by an approval gate for this very call.
+    """
+
+    run_id: str
+    thread_id: str | None = None
+    call_id: str | None = None
+    path: tuple[str, ...] = ()
+    approval: ApprovalToken | None = field(default=None, repr=False)
+    extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def depth(self) -> int:
+        return len(self.path)
+
+    @property
+    def path_text(self) -> str:
+        return "/".join(self.path)
+
+    def evolve(self, **changes: Any) -> CallContext:
+        """A copy with the given fields changed (frozen dataclass ``replace``)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def new(cls, *, run_id: str | None = None, **fields: Any) -> CallContext:
+        return cls(run_id=run_id or new_id("run"), **fields)
+
+
+_current: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar(
+    "agent_sdk_call_context", default=None
+)
+
+
+def current_context() -> CallContext | None:
+    """The context of the tool call running now, or None outside any call."""
+    return _current.get()
+
+
+@contextmanager
+def use_context(ctx: CallContext | None) -> Iterator[CallContext | None]:
+    """Make ``ctx`` current for the block (and for tasks and threads started in it)."""
+    token = _current.set(ctx)
+    try:
+        yield ctx
+    finally:
+        _current.reset(token)

@@ -1,0 +1,37 @@
+"""Attribute and span names. GenAI names follow the OpenTelemetry GenAI conventions; they
+are defined here as strings because the Python semconv package marks gen_ai.* as moved."""
+
+GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
+GEN_AI_AGENT_NAME = "gen_ai.agent.name"
+GEN_AI_AGENT_DESCRIPTION = "gen_ai.agent.description"
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_TOOL_DESCRIPTION = "gen_ai.tool.description"
+GEN_AI_TOOL_TYPE = "gen_ai.tool.type"
+GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id"
+GEN_AI_TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
+GEN_AI_TOOL_CALL_RESULT = "gen_ai.tool.call.result"
+GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
+GEN_AI_PROVIDER_NAME = "gen_ai.provider.name"
+GEN_AI_WORKFLOW_NAME = "gen_ai.workflow.name"
+GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"
+GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+ERROR_TYPE = "error.type"
+
+OP_INVOKE_AGENT = "invoke_agent"
+OP_EXECUTE_TOOL = "execute_tool"
+OP_INVOKE_WORKFLOW = "invoke_workflow"
+
+RUN_ID = "agent_sdk.run_id"
+PATH = "agent_sdk.path"
+DEPTH = "agent_sdk.depth"
+OUTCOME = "agent_sdk.outcome"
+APPROVAL_ID = "agent_sdk.approval_id"
+MODEL_CALLS = "agent_sdk.usage.model_calls"
+INPUT_CHARS = "agent_sdk.usage.input_chars"
+
+# Baggage keys that carry a hierarchy across a process boundary.
+BAGGAGE_RUN_ID = "agent_sdk.run_id"
+BAGGAGE_PATH = "agent_sdk.path"
+BAGGAGE_DEPTH = "agent_sdk.depth"
+BAGGAGE_BUDGET = "agent_sdk.budget_remaining"
+BAGGAGE_MAX_DEPTH = "agent_sdk.max_depth"

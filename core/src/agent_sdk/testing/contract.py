@@ -1,0 +1,594 @@
+"""The reusable contract suite (C1-C12). Subclass ContractSuite and provide a ``harness``
+fixture returning your :class:`agent_sdk.testing.Harness`."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from agent_sdk import semconv as sc
+from agent_sdk._spans import use_tracer_provider
+from agent_sdk.approval import (
+    AUTHORITY,
+    CallbackApproval,
+    Decision,
+    DeferredApproval,
+    DenyAll,
+)
+from agent_sdk.context import CallContext, current_context, use_context
+from agent_sdk.errors import ConfigurationError, HierarchyLimitError
+from agent_sdk.executor import Executor
+from agent_sdk.hierarchy import HierarchyLimits, current_run, run_scope
+from agent_sdk.spec import ToolSpec, arguments_digest
+from agent_sdk.testing import Harness, RunResult, ScriptedAgent, ToolCall, Turn
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def error_of(text: str) -> dict[str, Any] | None:
+    """The ``{"kind", "message"}`` of a model-visible error, or None."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("error"), dict):
+        return value["error"]  # type: ignore[no-any-return]
+    return None
+
+
+class Recorder:
+    """Tools whose handlers record how they were called."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.contexts: list[CallContext | None] = []
+
+    def add_spec(self, *, confirm: bool = False, name: str = "add") -> ToolSpec:
+        class AddArgs(BaseModel):
+            a: int
+            b: int
+
+        async def add(a: int, b: int, ctx: CallContext) -> int:
+            self.calls.append({"a": a, "b": b})
+            self.contexts.append(ctx)
+            return a + b
+
+        return ToolSpec(
+            name=name, description="Add two integers.", handler=add, input_model=AddArgs, confirm=confirm
+        )
+
+    def transfer_spec(self) -> ToolSpec:
+        async def transfer(amount: int, to: str) -> str:
+            self.calls.append({"amount": amount, "to": to})
+            return f"sent {amount} to {to}"
+
+        return ToolSpec(
+            name="transfer",
+            description="Send money; needs approval.",
+            handler=transfer,
+            input_schema={
+                "type": "object",
+                "properties": {"amount": {"type": "integer"}, "to": {"type": "string"}},
+                "required": ["amount", "to"],
+            },
+            confirm=True,
+        )
+
+    def sleep_spec(self, seconds: float) -> ToolSpec:
+        async def nap(label: str) -> str:
+            self.calls.append({"label": label, "start": time.monotonic()})
+            await asyncio.sleep(seconds)
+            return label
+
+        return ToolSpec(
+            name="nap",
+            description="Sleep a little.",
+            handler=nap,
+            input_schema={"type": "object", "properties": {"label": {"type": "string"}}, "required": ["label"]},
+        )
+
+
+class CountingPort:
+    def __init__(self, answer: Decision | bool = True) -> None:
+        self.answer = answer
+        self.requests: list[dict[str, Any]] = []
+
+    async def request(self, tool: str, arguments: dict[str, Any], **kw: Any) -> Decision:
+        self.requests.append({"tool": tool, "arguments": arguments, **kw})
+        if isinstance(self.answer, bool):
+            return Decision(self.answer, reason=None if self.answer else "no")
+        return self.answer
+
+
+def _chain(exc: BaseException | None) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        yield e
+        stack += [e.__cause__, e.__context__]
+        stack += list(getattr(e, "exceptions", ()))
+
+
+class ContractSuite:
+    """C1-C12. Override the ``harness`` fixture."""
+
+    @pytest.fixture
+    def harness(self) -> Harness:  # pragma: no cover - must be overridden
+        raise NotImplementedError("provide a `harness` fixture returning your Harness")
+
+    @pytest.fixture
+    def spans(self) -> Iterator[Any]:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        use_tracer_provider(provider)
+        try:
+            yield exporter
+        finally:
+            use_tracer_provider(None)
+            provider.shutdown()
+
+    # -- C1 schema ---------------------------------------------------------------------
+    def test_c1_schema_advertised(self, harness: Harness) -> None:
+        schema = {
+            "type": "object",
+            "title": "Lookup",
+            "properties": {"q": {"type": "string", "description": "what to look up"}},
+            "required": ["q"],
+        }
+        original = copy.deepcopy(schema)
+
+        async def lookup(q: str) -> str:
+            return q
+
+        spec = ToolSpec(name="lookup", description="Look a thing up.", handler=lookup, input_schema=schema)
+        tool = harness.export_tool(spec, executor=Executor())
+        seen = harness.advertised(tool)
+        assert seen["name"] == "lookup"
+        assert seen["description"] == "Look a thing up."
+        assert seen["parameters"] == harness.expected_schema(spec)
+        assert schema == original, "exporting must not mutate the caller's schema"
+        recorder = Recorder()
+        spec2 = recorder.add_spec()
+        seen2 = harness.advertised(harness.export_tool(spec2, executor=Executor()))
+        assert seen2["parameters"] == harness.expected_schema(spec2)
+
+    # -- C2 arguments ------------------------------------------------------------------
+    def test_c2_valid_arguments_are_coerced(self, harness: Harness) -> None:
+        rec = Recorder()
+        tool = harness.export_tool(rec.add_spec(), executor=Executor())
+        call = ToolCall("add", {"a": "2", "b": 3})
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        assert rec.calls == [{"a": 2, "b": 3}]
+        assert result.result(call.id).text == "5"
+
+    @pytest.mark.parametrize(
+        "arguments", ['[1, 2]', '"text"', "not json", '{"a": "x", "b": 1}', '{"a": 1}', '{"a": 1, "b": 2, "c": 3}']
+    )
+    def test_c2_invalid_arguments_never_reach_the_handler(self, harness: Harness, arguments: str) -> None:
+        rec = Recorder()
+        tool = harness.export_tool(rec.add_spec(), executor=Executor())
+        call = ToolCall("add", arguments)
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        assert rec.calls == []
+        err = error_of(result.result(call.id).text)
+        assert err is not None and err["kind"] == "tool-args-invalid", result.result(call.id).text
+        assert "add" in err["message"]
+
+    # -- C3 errors ---------------------------------------------------------------------
+    def test_c3_failing_handler_gives_a_structured_error(self, harness: Harness) -> None:
+        async def explode() -> str:
+            raise RuntimeError("boom in the ledger")
+
+        spec = ToolSpec(name="explode", description="Fails.", handler=explode, input_schema={"type": "object", "properties": {}})
+        tool = harness.export_tool(spec, executor=Executor())
+        call = ToolCall("explode", {})
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("recovered")]))
+        seen = result.result(call.id)
+        err = error_of(seen.text)
+        assert err is not None and err["kind"] == "tool-failed", seen.text
+        assert "boom in the ledger" in err["message"]
+        assert "Traceback" not in seen.text and 'File "' not in seen.text
+        if harness.error_flag:
+            assert seen.is_error is True
+        assert result.final_text == "recovered", "a failed tool must not end the run"
+        assert any(
+            isinstance(e, RuntimeError) and "boom in the ledger" in str(e)
+            for exc in result.exceptions
+            for e in _chain(exc)
+        ), "the original exception must stay available to the host"
+
+    # -- C4 cancellation ---------------------------------------------------------------
+    def test_c4_cancellation_propagates_and_leaves_nothing_behind(self, harness: Harness) -> None:
+        state: dict[str, Any] = {"cancelled": False}
+
+        async def main() -> None:
+            entered = asyncio.Event()
+
+            async def hang() -> str:
+                entered.set()
+                try:
+                    await asyncio.sleep(60)
+                except asyncio.CancelledError:
+                    state["cancelled"] = True
+                    raise
+                return "never"
+
+            spec = ToolSpec(name="hang", description="Hangs.", handler=hang, input_schema={"type": "object", "properties": {}}, confirm=True)
+            tool = harness.export_tool(spec, executor=Executor(), approval=CountingPort(True))
+            before = AUTHORITY.outstanding()
+            task = asyncio.ensure_future(harness.run([tool], [Turn.call(ToolCall("hang", {})), Turn.say("done")]))
+            await asyncio.wait_for(entered.wait(), 20)
+            t0 = time.monotonic()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(task, 10)
+            assert time.monotonic() - t0 < 5, "cancellation must return promptly"
+            assert AUTHORITY.outstanding() == before, "no approval token may be left usable"
+            assert current_context() is None and current_run() is None
+
+        run(main())
+        assert state["cancelled"], "the handler must see the cancellation"
+
+    # -- C5 context --------------------------------------------------------------------
+    def test_c5_context_is_bound(self, harness: Harness) -> None:
+        rec = Recorder()
+        tool = harness.export_tool(rec.add_spec(), executor=Executor())
+        c1, c2 = ToolCall("add", {"a": 1, "b": 1}), ToolCall("add", {"a": 2, "b": 2})
+        result = run(harness.run([tool], [Turn.call(c1), Turn.call(c2), Turn.say("done")]))
+        ctxs = [c for c in rec.contexts if c is not None]
+        assert [c.call_id for c in ctxs] == [c1.id, c2.id]
+        assert result.run_id, "the harness must report the framework's conversation id"
+        assert {c.run_id for c in ctxs} == {result.run_id}
+        assert {c.thread_id for c in ctxs} == {result.thread_id or result.run_id}
+        assert all(c.path == () and c.depth == 0 for c in ctxs)
+
+    def test_c5_run_scope_sets_the_run_id(self, harness: Harness) -> None:
+        rec = Recorder()
+        tool = harness.export_tool(rec.add_spec(), executor=Executor())
+
+        async def main() -> str:
+            async with run_scope("run-c5") as state:
+                await harness.run([tool], [Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("done")])
+                return state.run_id
+
+        assert run(main()) == "run-c5"
+        assert [c.run_id for c in rec.contexts if c] == ["run-c5"]
+
+    # -- C6 approval -------------------------------------------------------------------
+    def _approval_run(self, harness: Harness, *, gate: Any, executor_port: Any = None) -> tuple[Recorder, RunResult, ToolCall]:
+        rec = Recorder()
+        tool = harness.export_tool(rec.transfer_spec(), executor=Executor(approval=executor_port), approval=gate)
+        call = ToolCall("transfer", {"amount": 5, "to": "bob"})
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        return rec, result, call
+
+    def test_c6_approved_runs_once_and_executor_does_not_ask_again(self, harness: Harness) -> None:
+        gate, own = CountingPort(True), CountingPort(False)
+        rec, result, call = self._approval_run(harness, gate=gate, executor_port=own)
+        assert len(gate.requests) == 1 and gate.requests[0]["arguments"] == {"amount": 5, "to": "bob"}
+        assert gate.requests[0]["call_id"] == call.id
+        assert own.requests == [], "the gate's token must satisfy the executor"
+        assert rec.calls == [{"amount": 5, "to": "bob"}]
+        assert result.result(call.id).text == "sent 5 to bob"
+
+    def test_c6_denied_never_runs(self, harness: Harness) -> None:
+        rec, result, call = self._approval_run(harness, gate=CountingPort(False))
+        err = error_of(result.result(call.id).text)
+        assert err is not None and err["kind"] == "approval-denied"
+        assert rec.calls == []
+
+    def test_c6_deferred_returns_the_approval_id(self, harness: Harness) -> None:
+        port = DeferredApproval()
+        rec, result, call = self._approval_run(harness, gate=port)
+        assert "approval required: apr_" in result.result(call.id).text
+        assert rec.calls == []
+        assert [p.tool for p in port.pending()] == ["transfer"]
+
+    def test_c6_an_approval_that_edits_arguments_is_denied(self, harness: Harness) -> None:
+        edit = Decision(True, arguments={"amount": 500, "to": "bob"})
+        rec, result, call = self._approval_run(harness, gate=CountingPort(edit))
+        err = error_of(result.result(call.id).text)
+        assert err is not None and err["kind"] == "approval-denied"
+        assert rec.calls == []
+
+    def test_c6_without_approval_the_executor_port_decides(self, harness: Harness) -> None:
+        own = CountingPort(True)
+        rec, _, _ = self._approval_run(harness, gate=None, executor_port=own)
+        assert len(own.requests) == 1 and rec.calls == [{"amount": 5, "to": "bob"}]
+        rec2, result2, call2 = self._approval_run(harness, gate=None, executor_port=None)
+        assert rec2.calls == []
+        assert error_of(result2.result(call2.id).text)["kind"] == "approval-denied"  # type: ignore[index]
+
+    # -- C7 token security -------------------------------------------------------------
+    @pytest.mark.parametrize("tamper", ["forged", "cross-run", "cross-call", "other-tool", "edited-arguments", "replayed"])
+    def test_c7_foreign_tokens_are_rejected(self, harness: Harness, tamper: str) -> None:
+        rec = Recorder()
+        spec = rec.transfer_spec()
+        own = CountingPort(False)
+        tool = harness.export_tool(spec, executor=Executor(approval=own))
+        call = ToolCall("transfer", {"amount": 5, "to": "bob"})
+        digest = arguments_digest("transfer", spec.validate({"amount": 5, "to": "bob"}))
+        fields = {"run_id": "run-x", "thread_id": None, "call_id": call.id, "tool": "transfer", "digest": digest}
+        if tamper == "cross-call":
+            fields["call_id"] = "call_other"
+        elif tamper == "other-tool":
+            fields["tool"] = "other"
+        elif tamper == "edited-arguments":
+            fields["digest"] = arguments_digest("transfer", spec.validate({"amount": 500, "to": "bob"}))
+        token = AUTHORITY.mint(**fields)  # type: ignore[arg-type]
+        if tamper == "forged":
+            from dataclasses import replace
+
+            token = replace(token, signature="0" * 64)
+        elif tamper == "replayed":
+            assert AUTHORITY.consume(token, **fields)  # type: ignore[arg-type]
+
+        async def main() -> RunResult:
+            # The token sits in the ambient context, as if leaked from elsewhere: the
+            # integration must not hand it to this call.
+            with use_context(CallContext(run_id="run-x", approval=token)):
+                async with run_scope("run-x"):
+                    return await harness.run([tool], [Turn.call(call), Turn.say("done")])
+
+        result = run(main())
+        assert rec.calls == [], f"a {tamper} token must not run the tool"
+        assert len(own.requests) == 1, "the executor must then ask its own port"
+        assert error_of(result.result(call.id).text)["kind"] == "approval-denied"  # type: ignore[index]
+        AUTHORITY.discard(token)
+
+    # -- C8 copies ---------------------------------------------------------------------
+    def test_c8_copies_share_spec_executor_and_tokens(self, harness: Harness) -> None:
+        rec = Recorder()
+        gate, own = CountingPort(True), CountingPort(False)
+        tool = harness.export_tool(rec.transfer_spec(), executor=Executor(approval=own), approval=gate)
+        copied = harness.copy_tool(tool)
+        call = ToolCall("transfer", {"amount": 1, "to": "ann"})
+        run(harness.run([copied], [Turn.call(call), Turn.say("done")]))
+        assert rec.calls == [{"amount": 1, "to": "ann"}]
+        assert len(gate.requests) == 1 and own.requests == []
+
+    # -- C9 extraction -----------------------------------------------------------------
+    def _child(self, harness: Harness) -> ScriptedAgent:
+        rec = Recorder()
+        tool = harness.export_tool(rec.add_spec(), executor=Executor())
+        first = Turn.call(ToolCall("add", {"a": 1, "b": 2}), text="looking it up" if harness.text_with_calls else None)
+        return ScriptedAgent("researcher", [first, Turn.say("final answer")], tools=[tool])
+
+    def _ask(self, harness: Harness, agent_tool: Any, request: str = "question") -> str:
+        call = ToolCall(_tool_name(harness, agent_tool), {"request": request})
+        result = run(harness.run([agent_tool], [Turn.call(call), Turn.say("done")]))
+        return result.result(call.id).text
+
+    def test_c9_last_returns_only_the_final_message(self, harness: Harness) -> None:
+        assert self._ask(harness, harness.export_agent_tool(self._child(harness), return_mode="last")) == "final answer"
+
+    def test_c9_all_returns_every_assistant_text(self, harness: Harness) -> None:
+        text = self._ask(harness, harness.export_agent_tool(self._child(harness), return_mode="all"))
+        assert "final answer" in text
+        if harness.text_with_calls:
+            assert text.index("looking it up") < text.index("final answer")
+
+    def test_c9_json_is_json_not_a_repr(self, harness: Harness) -> None:
+        child = ScriptedAgent("judge", [Turn.say('{"verdict": "approve", "score": 3}')])
+        text = self._ask(harness, harness.export_agent_tool(child, return_mode="json"))
+        assert json.loads(text) == {"verdict": "approve", "score": 3}
+
+    def test_c9_callable_and_bad_modes(self, harness: Harness) -> None:
+        text = self._ask(
+            harness,
+            harness.export_agent_tool(self._child(harness), return_mode=lambda r: r.assistant_texts()[-1].upper()),
+        )
+        assert text == "FINAL ANSWER"
+
+        async def async_mode(r: Any) -> str:
+            return ""
+
+        with pytest.raises(ConfigurationError):
+            harness.export_agent_tool(self._child(harness), return_mode=async_mode)
+        with pytest.raises(ConfigurationError):
+            harness.export_agent_tool(self._child(harness), return_mode="first")  # type: ignore[arg-type]
+        bad = self._ask(harness, harness.export_agent_tool(self._child(harness), return_mode=lambda r: 42))  # type: ignore[arg-type,return-value]
+        assert error_of(bad)["kind"] == "tool-failed"  # type: ignore[index]
+
+    def test_c9_pending_approvals_in_the_child_are_not_hidden(self, harness: Harness) -> None:
+        rec = Recorder()
+        port = DeferredApproval()
+        child_tool = harness.export_tool(rec.transfer_spec(), executor=Executor(), approval=port)
+        child = ScriptedAgent(
+            "payer", [Turn.call(ToolCall("transfer", {"amount": 9, "to": "eve"})), Turn.say("all done, paid")], tools=[child_tool]
+        )
+        text = self._ask(harness, harness.export_agent_tool(child, return_mode="last"))
+        assert "approval required: apr_" in text, text
+        assert rec.calls == []
+
+    # -- C10 tracing -------------------------------------------------------------------
+    def test_c10_spans_nest_under_the_call_that_started_them(self, harness: Harness, spans: Any) -> None:
+        rec = Recorder()
+        leaf = harness.export_tool(rec.add_spec(), executor=Executor())
+        child = ScriptedAgent("analyst", [Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("ok")], tools=[leaf])
+        agent = harness.export_agent_tool(child)
+        name = _tool_name(harness, agent)
+
+        async def explode() -> str:
+            raise ValueError("bad")
+
+        failing = harness.export_tool(
+            ToolSpec(name="explode", description="Fails.", handler=explode, input_schema={"type": "object", "properties": {}}),
+            executor=Executor(),
+        )
+        calls = [ToolCall(name, {"request": "a"}), ToolCall(name, {"request": "b"}), ToolCall("explode", {})]
+
+        async def main() -> str:
+            async with run_scope("run-c10") as state:
+                await harness.run([agent, failing], [Turn.call(*calls), Turn.say("done")])
+                return state.run_id
+
+        run(main())
+        finished = spans.get_finished_spans()
+        ours = [s for s in finished if s.attributes and s.attributes.get(sc.RUN_ID)]
+        by_id = {s.context.span_id: s for s in finished}
+        assert len({s.context.trace_id for s in ours}) == 1, "one run, one trace"
+        assert all(s.attributes[sc.RUN_ID] == "run-c10" for s in ours)
+        agent_tool_spans = [s for s in ours if s.name == f"execute_tool {name}"]
+        invoke_spans = [s for s in ours if s.name == "invoke_agent analyst"]
+        leaf_spans = [s for s in ours if s.name == "execute_tool add"]
+        assert len(agent_tool_spans) == 2 and len(invoke_spans) == 2 and len(leaf_spans) == 2
+
+        def ancestors(s: Any) -> list[Any]:
+            out = []
+            while s.parent is not None and s.parent.span_id in by_id:
+                s = by_id[s.parent.span_id]
+                out.append(s)
+            return out
+
+        for inv in invoke_spans:
+            assert inv.attributes[sc.PATH] == "analyst" and inv.attributes[sc.DEPTH] == 1
+            assert inv.attributes[sc.GEN_AI_OPERATION_NAME] == "invoke_agent"
+            assert any(a in agent_tool_spans for a in ancestors(inv)), "invoke_agent must nest under its tool call"
+        parents = {next(a for a in ancestors(inv) if a in agent_tool_spans).context.span_id for inv in invoke_spans}
+        assert len(parents) == 2, "parallel sub-agents nest under their own tool calls"
+        for leaf_span in leaf_spans:
+            assert any(a in invoke_spans for a in ancestors(leaf_span))
+            assert leaf_span.attributes[sc.PATH] == "analyst/add" and leaf_span.attributes[sc.DEPTH] == 1
+        failed = [s for s in ours if s.name == "execute_tool explode"]
+        assert len(failed) == 1 and failed[0].attributes[sc.ERROR_TYPE]
+        assert failed[0].status.status_code.name == "ERROR"
+
+    # -- C11 hierarchy -----------------------------------------------------------------
+    def _circle(self, harness: Harness) -> tuple[Any, str]:
+        """legal -> tax -> legal, each built fresh; returns the outer tool and its name."""
+        inner_legal = harness.export_agent_tool(ScriptedAgent("legal", [Turn.say("legal inner")]))
+        tax = harness.export_agent_tool(
+            ScriptedAgent(
+                "tax",
+                [Turn.call(ToolCall(_tool_name(harness, inner_legal), {"request": "back to legal"})), Turn.say("tax done")],
+                tools=[inner_legal],
+            )
+        )
+        legal = harness.export_agent_tool(
+            ScriptedAgent(
+                "legal", [Turn.call(ToolCall(_tool_name(harness, tax), {"request": "ask tax"})), Turn.say("legal done")], tools=[tax]
+            )
+        )
+        return legal, _tool_name(harness, legal)
+
+    def _outcomes(self, spans: Any, tool: str) -> list[tuple[str, str]]:
+        return [
+            (s.attributes.get(sc.PATH), s.attributes.get(sc.OUTCOME))
+            for s in spans.get_finished_spans()
+            if s.name == f"execute_tool {tool}"
+        ]
+
+    def test_c11_depth_limit(self, harness: Harness, spans: Any) -> None:
+        legal, name = self._circle(harness)
+
+        async def main() -> RunResult:
+            async with run_scope(limits=HierarchyLimits(max_depth=2)):
+                return await harness.run([legal], [Turn.call(ToolCall(name, {"request": "review"})), Turn.say("done")])
+
+        result = run(main())
+        assert result.final_text == "done"
+        outcomes = self._outcomes(spans, name)
+        assert ("legal/tax/" + name, "depth-exceeded") in outcomes, outcomes
+        assert current_context() is None and current_run() is None
+
+    def test_c11_recursion(self, harness: Harness, spans: Any) -> None:
+        legal, name = self._circle(harness)
+
+        async def main() -> None:
+            async with run_scope(limits=HierarchyLimits(max_depth=3)):
+                await harness.run([legal], [Turn.call(ToolCall(name, {"request": "review"})), Turn.say("done")])
+
+        run(main())
+        assert ("legal/tax/" + name, "recursion") in self._outcomes(spans, name)
+
+    def test_c11_budget_exhaustion_stops_the_run(self, harness: Harness) -> None:
+        agent = harness.export_agent_tool(ScriptedAgent("worker", [Turn.say("worked")]))
+        name = _tool_name(harness, agent)
+        turns = [Turn.call(ToolCall(name, {"request": "one"})), Turn.call(ToolCall(name, {"request": "two"})), Turn.say("done")]
+
+        async def main() -> Any:
+            async with run_scope(limits=HierarchyLimits(max_model_calls=1)) as state:
+                try:
+                    await harness.run([agent], turns)
+                except BaseException as exc:  # noqa: BLE001 - inspected below
+                    return exc, state
+                return None, state
+
+        exc, state = run(main())
+        assert exc is not None, "budget exhaustion must stop the run"
+        assert any(isinstance(e, HierarchyLimitError) for e in _chain(exc)), repr(exc)
+        assert state.spent == 1 and state.active == 0
+
+    def test_c11_child_timeout_is_an_explicit_error(self, harness: Harness) -> None:
+        agent = harness.export_agent_tool(ScriptedAgent("slowpoke", [Turn.say("late", delay=30)]), timeout=0.3)
+        call = ToolCall(_tool_name(harness, agent), {"request": "hurry"})
+        t0 = time.monotonic()
+        result = run(harness.run([agent], [Turn.call(call), Turn.say("done")]))
+        assert time.monotonic() - t0 < 10
+        err = error_of(result.result(call.id).text)
+        assert err is not None and err["kind"] == "tool-timeout" and "slowpoke" in err["message"]
+        assert result.final_text == "done"
+
+    # -- C12 parallel ------------------------------------------------------------------
+    def test_c12_calls_in_one_turn_run_concurrently(self, harness: Harness) -> None:
+        if not harness.parallel:
+            pytest.skip(f"{harness.integration} runs one tool call at a time (documented)")
+        rec = Recorder()
+        tool = harness.export_tool(rec.sleep_spec(0.5), executor=Executor())
+        calls = [ToolCall("nap", {"label": f"n{i}"}) for i in range(4)]
+        t0 = time.monotonic()
+        result = run(harness.run([tool], [Turn.call(*calls), Turn.say("done")]))
+        wall = time.monotonic() - t0
+        assert sorted(r.text for r in result.results) == ["n0", "n1", "n2", "n3"]
+        assert wall < 1.6, f"4 x 0.5 s in one turn took {wall:.2f}s: not concurrent"
+
+    def test_c12_max_parallel_bounds_children(self, harness: Harness) -> None:
+        if not harness.parallel:
+            pytest.skip(f"{harness.integration} runs one tool call at a time (documented)")
+        agent = harness.export_agent_tool(ScriptedAgent("napper", [Turn.say("ok", delay=0.3)]))
+        name = _tool_name(harness, agent)
+        calls = [ToolCall(name, {"request": f"r{i}"}) for i in range(3)]
+
+        async def main() -> float:
+            async with run_scope(limits=HierarchyLimits(max_parallel=1)):
+                t0 = time.monotonic()
+                result = await harness.run([agent], [Turn.call(*calls), Turn.say("done")])
+                assert [result.result(c.id).text for c in calls] == ["ok"] * 3
+                return time.monotonic() - t0
+
+        assert run(main()) >= 0.85, "max_parallel=1 must run the three children one after another"
+
+    def test_c12_clones_do_not_share_history(self, harness: Harness) -> None:
+        agent = harness.export_agent_tool(ScriptedAgent("echoer", [Turn.echo()]), return_mode="last")
+        name = _tool_name(harness, agent)
+        calls = [ToolCall(name, {"request": "alpha-request"}), ToolCall(name, {"request": "beta-request"})]
+        result = run(harness.run([agent], [Turn.call(*calls), Turn.say("done")]))
+        first, second = (result.result(c.id).text for c in calls)
+        assert "alpha-request" in first and "beta-request" not in first
+        assert "beta-request" in second and "alpha-request" not in second
+
+
+def _tool_name(harness: Harness, tool: Any) -> str:
+    return str(harness.advertised(tool)["name"])
+
+
+__all__ = ["ContractSuite", "CountingPort", "Recorder", "error_of", "run"]

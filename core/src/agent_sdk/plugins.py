@@ -53,6 +53,8 @@ class Integration:
     supported: str
     aliases: tuple[str, ...] = ()
     native_approval: Callable[[ApprovalPort], Any] | None = field(default=None, repr=False)
+    harness: str | None = None
+    """``module:Class`` of the integration's contract-kit Harness (used by ``agent-sdk demo``)."""
 
     def __post_init__(self) -> None:
         try:
@@ -123,6 +125,15 @@ class Integration:
                 f"integration {self.name!r} cannot bind a context from {type(event).__name__}"
             )
         return ctx  # type: ignore[no-any-return]
+
+    def load_harness(self) -> Any:
+        """A new instance of the integration's contract-kit Harness."""
+        if not self.harness:
+            raise IntegrationError(f"integration {self.name!r} ships no contract-kit harness")
+        import importlib
+
+        module, _, attr = self.harness.partition(":")
+        return getattr(importlib.import_module(module), attr)()
 
     def bind_approval(self, port: ApprovalPort) -> Any:
         """The framework-native approval object for ``port``, or None (use ``approval=``)."""

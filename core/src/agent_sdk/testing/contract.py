@@ -344,8 +344,8 @@ class ContractSuite:
         async def main() -> RunResult:
             # The token sits in the ambient context, as if leaked from elsewhere: the
             # integration must not hand it to this call.
-            with use_context(CallContext(run_id="run-x", approval=token)):
-                async with run_scope("run-x"):
+            async with run_scope("run-x"):
+                with use_context(CallContext(run_id="run-x", approval=token)):
                     return await harness.run([tool], [Turn.call(call), Turn.say("done")])
 
         result = run(main())

@@ -1,0 +1,279 @@
+"""The bridge to AG2 tools: a FunctionTool that runs a spec through the executor, the
+approval gate as innermost tool middleware, context binding, and the budget stop.
+
+AG2 behaviours this module is written around (ag2 1.2):
+
+* ``Agent(tools=[t])`` deep-copies ``t``. Our tool's ``__deepcopy__`` shares the spec, the
+  executor and the gate (so copies share one port and one set of tokens); user middleware
+  is copied as AG2 copies it for any tool.
+* ``FunctionDefinition`` pops the top-level ``"title"`` from the schema dict it is given,
+  in place: we hand it a fresh copy of the neutral schema.
+* A tool's exception becomes a ``ToolErrorEvent`` whose text is AG2's formatted traceback.
+  We build the event ourselves: its text is the executor's ``{"error": ...}`` JSON and its
+  ``error`` the original exception.
+* AG2 catches every ``Exception`` a tool or its middleware raises, so raising cannot stop
+  a run. Budget exhaustion is returned as a ``ToolErrorEvent`` carrying the
+  ``HierarchyLimitError``; an interrupter on the turn's ``ToolResultsEvent`` re-raises it
+  before the model is called again, so ``ask()`` raises it.
+* ``TelemetryMiddleware`` wraps every tool in an ``execute_tool`` span. For our tools the
+  executor's ``execute_tool`` span is the tool span (it carries run id, path, depth and
+  outcome), so we leave AG2's telemetry out of our tools' middleware chain: one span per
+  call, nested under AG2's ``invoke_agent`` span of the agent making the call.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Sequence
+from contextlib import AsyncExitStack, ExitStack
+from copy import deepcopy
+from dataclasses import dataclass
+from typing import Any
+
+from ag2.events import ToolCallEvent, ToolErrorEvent, ToolResultEvent, ToolResultsEvent
+from ag2.tools import ToolResult
+from ag2.tools.types import FunctionTool
+from ag2.utils import build_model
+
+from agent_sdk import (
+    ApprovalGate,
+    ApprovalPort,
+    CallContext,
+    Executor,
+    HierarchyLimitError,
+    IntegrationError,
+    ToolError,
+    ToolSpec,
+    bind_call,
+)
+from agent_sdk.approval import ApprovalToken
+
+
+# -- context binding -----------------------------------------------------------------------
+def bind_event(event: Any) -> CallContext:
+    """The CallContext of an AG2 tool call.
+
+    Accepts a ``ToolCallEvent``, a ``(ToolCallEvent, ConversationContext)`` pair, or the
+    ``ConversationContext`` a tool function receives (it carries ``tool_call_id``). The
+    call id is the event's id; the stream id is the conversation (run id at the root, and
+    the thread id).
+    """
+    context: Any = None
+    if isinstance(event, tuple) and len(event) == 2:
+        event, context = event
+    if isinstance(event, ToolCallEvent):
+        return _bind(event.id, context)
+    if event is not None and hasattr(event, "stream") and hasattr(event, "tool_call_id"):
+        return _bind(event.tool_call_id, event)
+    raise IntegrationError(
+        f"ag2 cannot bind a context from {type(event).__name__}: pass a ToolCallEvent, "
+        "(ToolCallEvent, context) or a tool's ConversationContext"
+    )
+
+
+def _bind(call_id: str | None, context: Any) -> CallContext:
+    stream = getattr(context, "stream", None)
+    stream_id = str(stream.id) if stream is not None else None
+    return bind_call(call_id=call_id, conversation_id=stream_id)
+
+
+def call_arguments(event: ToolCallEvent) -> Any:
+    """The arguments to run: a dict a middleware set, else the model's raw JSON text (the
+    executor parses it strictly and reports anything that is not a JSON object)."""
+    cached = getattr(event, "_serialized_arguments", None)
+    return cached if cached is not None else event.arguments
+
+
+# -- the approval gate ---------------------------------------------------------------------
+@dataclass
+class _Ticket:
+    """The gate's answer for one call, handed to the tool through a contextvar.
+
+    AG2 awaits the middleware chain in one task, so the tool sees the ticket of the gate
+    that wraps it; the tool takes it only if it names its own gate, stream and call id.
+    """
+
+    gate: ApprovalGateMiddleware
+    thread_id: str | None
+    call_id: str | None
+    token: ApprovalToken | None = None
+    refusal: Exception | None = None
+    taken: bool = False
+
+
+_ticket: contextvars.ContextVar[_Ticket | None] = contextvars.ContextVar(
+    "agent_sdk_ag2_ticket", default=None
+)
+
+
+class ApprovalGateMiddleware:
+    """AG2 tool middleware that asks an approval port about confirm calls.
+
+    It is the innermost middleware, so the port sees the arguments that will run. An
+    approved call gets a one-use token bound to the stream, call id, tool and arguments; a
+    token the call did not take is dropped when the gate returns.
+    """
+
+    def __init__(self, spec: ToolSpec, port: ApprovalPort) -> None:
+        self.spec = spec
+        self.gate = ApprovalGate(port)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ApprovalGateMiddleware:
+        return self  # every registered copy of a tool shares one gate
+
+    async def __call__(self, call_next: Any, event: ToolCallEvent, context: Any) -> Any:
+        ctx = _bind(event.id, context)
+        ticket = _Ticket(self, ctx.thread_id, ctx.call_id)
+        try:
+            ticket.token = await self.gate.admit(self.spec, call_arguments(event), ctx)
+        except Exception as exc:  # denied, pending, or the port failed: the executor reports it
+            ticket.refusal = exc
+        reset = _ticket.set(ticket)
+        try:
+            return await call_next(event, context)
+        finally:
+            _ticket.reset(reset)
+            self.gate.discard(ticket.token)
+
+
+class _Decided(ApprovalGate):
+    """Replays the gate middleware's decision inside ``Executor.run_spec``, so a refusal
+    gets the same span, error text and pending-approval bookkeeping as any other."""
+
+    def __init__(self, ticket: _Ticket) -> None:
+        super().__init__(ticket.gate.gate.port, authority=ticket.gate.gate.authority)
+        self._ticket = ticket
+
+    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
+        if self._ticket.refusal is not None:
+            raise self._ticket.refusal
+        return self._ticket.token
+
+
+# -- the tool ------------------------------------------------------------------------------
+async def _runs_through_the_executor(**_: Any) -> None:  # pragma: no cover - never called
+    raise RuntimeError("agent-sdk tools run through their executor")
+
+
+class AgentSDKTool(FunctionTool):
+    """An AG2 FunctionTool that runs a ToolSpec through an agent-sdk Executor."""
+
+    __slots__ = ("_gate", "executor", "spec")
+
+    def __init__(
+        self,
+        spec: ToolSpec,
+        *,
+        executor: Executor,
+        gate: ApprovalGateMiddleware | None,
+        middleware: Sequence[Any] = (),
+    ) -> None:
+        chain = (*middleware, gate) if gate is not None else tuple(middleware)
+        super().__init__(
+            build_model(_runs_through_the_executor, serialize_result=False),
+            name=spec.name,
+            description=spec.description,
+            schema=spec.json_schema(),  # a fresh copy: AG2 pops its "title" in place
+            middleware=chain,
+        )
+        self.spec = spec
+        self.executor = executor
+        self._gate = gate
+
+    @property
+    def source(self) -> str:
+        handler = self.spec.handler
+        module = getattr(handler, "__module__", None) or type(handler).__module__
+        qualname = getattr(handler, "__qualname__", None) or type(handler).__qualname__
+        return f"function:{module}:{qualname}:{self.name}"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> AgentSDKTool:
+        # AG2 deep-copies tools on registration; the copies must share the spec, the
+        # executor and the gate (its port and tokens), as the original would.
+        for shared in (self.spec, self.executor, self._gate, self.model):
+            memo[id(shared)] = shared
+        clone = object.__new__(type(self))
+        memo[id(self)] = clone
+        for cls in type(self).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if slot.startswith("__") or not hasattr(self, slot):
+                    continue
+                object.__setattr__(clone, slot, deepcopy(getattr(self, slot), memo))
+        return clone
+
+    def register(
+        self,
+        stack: ExitStack | AsyncExitStack,
+        context: Any,
+        *,
+        middleware: Sequence[Any] = (),
+    ) -> None:
+        # The executor's span is this tool's execute_tool span: AG2's telemetry would add a
+        # second one for the same call.
+        kept = [mw for mw in middleware if not _is_ag2_telemetry(mw)]
+        super().register(stack, context, middleware=kept)
+        stack.enter_context(
+            context.stream.where(ToolResultsEvent).sub_scope(_stop_when_budget_spent, interrupt=True)
+        )
+
+    async def __call__(self, event: ToolCallEvent, context: Any) -> ToolResultEvent:
+        ctx = _bind(event.id, context)
+        gate: ApprovalGate | None = None
+        ticket = _ticket.get()
+        if (
+            ticket is not None
+            and ticket.gate is self._gate
+            and not ticket.taken
+            and (ticket.thread_id, ticket.call_id) == (ctx.thread_id, ctx.call_id)
+        ):
+            ticket.taken = True
+            gate = _Decided(ticket)
+        try:
+            outcome = await self.executor.run_spec(self.spec, call_arguments(event), ctx, gate=gate)
+        except HierarchyLimitError as exc:
+            # Raising here would only become a tool result: AG2 catches it. The interrupter
+            # registered above raises it once the turn's results are in.
+            return _error_event(event, exc.to_model_text(), exc)
+        if outcome.error is None:
+            return ToolResultEvent.from_call(event, outcome.text)
+        cause = outcome.error.cause
+        return _error_event(
+            event, outcome.text, cause if isinstance(cause, Exception) else outcome.error
+        )
+
+
+def _error_event(event: ToolCallEvent, text: str, error: Exception) -> ToolErrorEvent:
+    # Not ToolErrorEvent.from_call: its text is the formatted traceback.
+    return ToolErrorEvent(parent_id=event.id, name=event.name, error=error, result=ToolResult(text))
+
+
+async def _stop_when_budget_spent(event: ToolResultsEvent) -> ToolResultsEvent:
+    """Interrupter: end the turn (``ask()`` raises) when a call hit the run's budget."""
+    for result in event.results:
+        if isinstance(result, ToolErrorEvent) and isinstance(result.error, HierarchyLimitError):
+            raise result.error
+    return event
+
+
+def _is_ag2_telemetry(middleware: Any) -> bool:
+    try:
+        from ag2.middleware.builtin.telemetry import _TelemetryMiddlewareInstance
+    except ImportError:  # OpenTelemetry SDK missing: AG2's telemetry cannot be in use
+        return False
+    return isinstance(middleware, _TelemetryMiddlewareInstance)
+
+
+def make_tool(
+    spec: ToolSpec,
+    *,
+    executor: Executor,
+    approval: ApprovalPort | None,
+    middleware: Sequence[Any],
+) -> AgentSDKTool:
+    if not isinstance(spec, ToolSpec):
+        raise TypeError(f"ag2_tool needs a ToolSpec, got {type(spec).__name__}")
+    gate = ApprovalGateMiddleware(spec, approval) if approval is not None else None
+    return AgentSDKTool(spec, executor=executor, gate=gate, middleware=middleware)
+
+
+__all__ = ["AgentSDKTool", "ApprovalGateMiddleware", "ToolError", "bind_event", "make_tool"]

@@ -1,0 +1,179 @@
+"""The contract-kit harness for AG2, and a scripted model that speaks the kit's turns.
+
+``ScriptedConfig`` is AG2's own ``ag2.testing.TestConfig`` with two additions the kit
+needs: a delay before a turn answers, and an echo turn. Each model call takes the next
+``agent_sdk.testing.Turn`` and hands it to AG2's ``TestClient`` as that call's script, so
+everything else (text replies, several tool calls in one turn, errors going back to the
+model as a real provider would send them) is AG2's behaviour, not ours.
+
+Usable outside pytest: ``agent-sdk demo`` loads ``AG2Harness`` through
+``Integration(harness="agent_sdk_ag2.testing:AG2Harness")``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ag2 import Agent, MemoryStream
+from ag2.events import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallEvent,
+    ToolCallsEvent,
+    ToolErrorEvent,
+    ToolResultsEvent,
+)
+from ag2.testing import TestClient, TestConfig
+
+from agent_sdk import ApprovalPort, Executor, ToolSpec
+from agent_sdk.extraction import ReturnMode
+from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
+from agent_sdk_ag2._agents import _part_text
+from agent_sdk_ag2._api import ag2_agent_tool, ag2_tool
+
+__all__ = ["AG2Harness", "ScriptedConfig", "seen_results"]
+
+
+class ScriptedConfig(TestConfig):
+    """A TestConfig that plays ``agent_sdk.testing.Turn``s: text, tool calls (several in
+    one turn), text with tool calls, a delay, or an echo of what the model was sent.
+
+    Every ``create()`` (one per ``ask``) starts the script from the first turn. Tool errors
+    go back to the model as results (``raise_tool_errors=False``), as with a real provider.
+    """
+
+    __test__ = False
+
+    def __init__(self, turns: Sequence[Turn], *, model: str = "scripted") -> None:
+        super().__init__(model=model, raise_tool_errors=False)
+        self.turns = tuple(turns)
+
+    def create(self) -> TestClient:
+        return _TurnClient(self.turns)
+
+
+class _TurnClient(TestClient):
+    __test__ = False
+
+    def __init__(self, turns: Sequence[Turn]) -> None:
+        super().__init__(raise_tool_errors=False)
+        self._turns: Iterator[Turn] = iter(turns)
+
+    async def __call__(self, messages: Sequence[Any], context: Any, **kwargs: Any) -> ModelResponse:
+        turn = next(self._turns, None)
+        if turn is None:
+            raise RuntimeError("the scripted model has no turn left")
+        if turn.delay:
+            await asyncio.sleep(turn.delay)
+        self.events = iter([_scripted(turn, messages)])
+        return await super().__call__(messages, context, **kwargs)
+
+
+def _scripted(turn: Turn, messages: Sequence[Any]) -> Any:
+    text = _echo(messages) if turn.text == ECHO else turn.text
+    calls = [_call_event(c) for c in turn.calls]
+    if calls and text is not None:
+        return ModelResponse(ModelMessage(text), tool_calls=ToolCallsEvent(calls))
+    if calls:
+        return calls  # several calls in one turn
+    return text or ""
+
+
+def _call_event(call: ToolCall) -> ToolCallEvent:
+    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
+    return ToolCallEvent(call.name, arguments=arguments, id=call.id)
+
+
+def _echo(messages: Sequence[Any]) -> str:
+    texts: list[str] = []
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            texts.extend(_part_text(p) for p in m.parts)
+        elif isinstance(m, ModelResponse) and m.content:
+            texts.append(m.content)
+        elif isinstance(m, ToolResultsEvent):
+            texts.extend(_part_text(p) for r in m.results for p in r.result.parts)
+    return "\n".join(t for t in texts if t)
+
+
+def seen_results(events: Sequence[Any]) -> list[SeenResult]:
+    """Every tool result the model was sent, from a stream's history."""
+    seen: list[SeenResult] = []
+    for event in events:
+        if isinstance(event, ToolResultsEvent):
+            for r in event.results:
+                text = "\n".join(_part_text(p) for p in r.result.parts)
+                seen.append(SeenResult(r.parent_id, r.name, text, isinstance(r, ToolErrorEvent)))
+    return seen
+
+
+class AG2Harness(Harness):
+    """Drives a real AG2 ``Agent`` whose model is a ``ScriptedConfig``."""
+
+    integration = "ag2"
+    parallel = True
+    error_flag = True  # ToolErrorEvent
+    text_with_calls = True
+    schema_adjustments = "AG2 removes the top-level 'title' of the parameters schema"
+
+    def export_tool(
+        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
+    ) -> Any:
+        return ag2_tool(spec, executor=executor, approval=approval)
+
+    def advertised(self, tool: Any) -> dict[str, Any]:
+        function = tool.schema.function  # what Agent sends the model (FunctionTool.schemas)
+        return {
+            "name": function.name,
+            "description": function.description,
+            "parameters": function.parameters,
+        }
+
+    def expected_schema(self, spec: ToolSpec) -> dict[str, Any]:
+        schema = spec.json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def export_agent_tool(
+        self,
+        agent: ScriptedAgent,
+        *,
+        return_mode: ReturnMode = "last",
+        timeout: float | None = None,
+        input_schema: Any = None,
+    ) -> Any:
+        child = Agent(
+            agent.name,
+            agent.description,
+            config=ScriptedConfig(agent.turns),
+            tools=list(agent.tools),
+        )
+        return ag2_agent_tool(
+            child, return_mode=return_mode, timeout=timeout, input_schema=input_schema
+        )
+
+    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
+        stream = MemoryStream()
+        agent = Agent("orchestrator", config=ScriptedConfig(turns), tools=list(tools))
+        reply = await agent.ask("start", stream=stream)
+        events = await stream.history.get_events()
+        results = seen_results(events)
+        exceptions = [
+            r.error
+            for e in events
+            if isinstance(e, ToolResultsEvent)
+            for r in e.results
+            if isinstance(r, ToolErrorEvent)
+        ]
+        return RunResult(
+            results=results,
+            final_text=reply.body,
+            run_id=str(stream.id),
+            thread_id=str(stream.id),
+            exceptions=exceptions,
+            events=list(events),
+        )

@@ -2,3 +2,22 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+import pytest
+
+
+@pytest.fixture
+def spans():
+    """An in-memory exporter receiving this SDK's spans (the global provider is untouched)."""
+    from agent_sdk.tracing import use_tracer_provider
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    use_tracer_provider(provider)
+    yield exporter
+    use_tracer_provider(None)
+    provider.shutdown()

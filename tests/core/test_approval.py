@@ -7,7 +7,6 @@ import textwrap
 import threading
 
 import pytest
-
 from agent_sdk import (
     ApprovalError,
     ApprovalGate,
@@ -84,7 +83,10 @@ def test_confirm_rule_over_validated_arguments():
 def test_no_port_means_denied():
     registry, ran = make_registry()
     outcome = run(Executor(registry).run("pay", {"amount": 500, "to": "a"}, CTX))
-    assert outcome.error.kind is ErrorKind.APPROVAL_DENIED and "no approval port" in outcome.error.message
+    assert (
+        outcome.error.kind is ErrorKind.APPROVAL_DENIED
+        and "no approval port" in outcome.error.message
+    )
     assert ran == []
 
 
@@ -99,11 +101,24 @@ def test_a_genuine_token_runs_once_without_asking_the_port():
     assert port.asked == [] and ran == [(500, "a")]
     # The same token again: replayed, so the port is asked (and denies).
     outcome = run(ex.run("pay", args, CTX.evolve(approval=token)))
-    assert outcome.error.kind is ErrorKind.APPROVAL_DENIED and len(port.asked) == 1 and len(ran) == 1
+    assert (
+        outcome.error.kind is ErrorKind.APPROVAL_DENIED and len(port.asked) == 1 and len(ran) == 1
+    )
 
 
 @pytest.mark.parametrize(
-    "case", ["forged", "replayed", "cross-run", "cross-thread", "cross-call", "other-tool", "edited-arguments", "other-process", "truncated"]
+    "case",
+    [
+        "forged",
+        "replayed",
+        "cross-run",
+        "cross-thread",
+        "cross-call",
+        "other-tool",
+        "edited-arguments",
+        "other-process",
+        "truncated",
+    ],
 )
 def test_every_kind_of_bad_token_is_rejected_and_the_port_decides(case):
     registry, ran = make_registry()
@@ -113,7 +128,14 @@ def test_every_kind_of_bad_token_is_rejected_and_the_port_decides(case):
     if case == "forged":
         token = dataclasses.replace(token, signature="f" * 64)
     elif case == "replayed":
-        assert AUTHORITY.consume(token, run_id="run-1", thread_id="thread-1", call_id="call-1", tool="pay", digest=token.digest)
+        assert AUTHORITY.consume(
+            token,
+            run_id="run-1",
+            thread_id="thread-1",
+            call_id="call-1",
+            tool="pay",
+            digest=token.digest,
+        )
     elif case == "cross-run":
         token = token_for(spec, args, run_id="run-2")
     elif case == "cross-thread":
@@ -125,16 +147,22 @@ def test_every_kind_of_bad_token_is_rejected_and_the_port_decides(case):
     elif case == "edited-arguments":
         token = token_for(spec, {"amount": 5000, "to": "a"})
     elif case == "other-process":
-        token = TokenAuthority().mint(run_id="run-1", thread_id="thread-1", call_id="call-1", tool="pay", digest=token.digest)
+        token = TokenAuthority().mint(
+            run_id="run-1", thread_id="thread-1", call_id="call-1", tool="pay", digest=token.digest
+        )
     elif case == "truncated":
         token = dataclasses.replace(token, signature=token.signature[:-2])
     for port, expect_ok in [(None, False), (Port(False), False), (Port(True), True)]:
         ran.clear()
-        outcome = run(Executor(registry, approval=port).run("pay", args, CTX.evolve(approval=token)))
+        outcome = run(
+            Executor(registry, approval=port).run("pay", args, CTX.evolve(approval=token))
+        )
         assert outcome.ok is expect_ok, case
         assert ran == ([(500, "a")] if expect_ok else [])
         if port is not None:
-            assert len(port.asked) == 1, "a rejected token sends the call to the executor's own port"
+            assert len(port.asked) == 1, (
+                "a rejected token sends the call to the executor's own port"
+            )
 
 
 def test_token_encoding_round_trip_and_garbage():
@@ -154,7 +182,9 @@ def test_concurrent_consumption_succeeds_once():
 
     def worker():
         barrier.wait()
-        wins.append(authority.consume(token, run_id="r", thread_id=None, call_id="c", tool="t", digest="d"))
+        wins.append(
+            authority.consume(token, run_id="r", thread_id=None, call_id="c", tool="t", digest="d")
+        )
 
     threads = [threading.Thread(target=worker) for _ in range(16)]
     for t in threads:
@@ -184,29 +214,52 @@ def test_gate_token_not_taken_is_discarded():
     assert isinstance(token, ApprovalToken) and AUTHORITY.outstanding() == before + 1
     gate.discard(token)
     assert AUTHORITY.outstanding() == before
-    assert not AUTHORITY.consume(token, run_id="run-1", thread_id="thread-1", call_id="call-1", tool="pay", digest=token.digest)
+    assert not AUTHORITY.consume(
+        token,
+        run_id="run-1",
+        thread_id="thread-1",
+        call_id="call-1",
+        tool="pay",
+        digest=token.digest,
+    )
 
 
 @pytest.mark.parametrize(
     ("decision", "kind", "needle"),
     [
-        (Decision.deny("too much", reviewer="ann"), ErrorKind.APPROVAL_DENIED, "denied by ann: too much"),
-        (Decision(True, arguments={"amount": 1, "to": "a"}), ErrorKind.APPROVAL_DENIED, "changed its arguments"),
+        (
+            Decision.deny("too much", reviewer="ann"),
+            ErrorKind.APPROVAL_DENIED,
+            "denied by ann: too much",
+        ),
+        (
+            Decision(True, arguments={"amount": 1, "to": "a"}),
+            ErrorKind.APPROVAL_DENIED,
+            "changed its arguments",
+        ),
         (Decision.pending("apr_123"), ErrorKind.APPROVAL_PENDING, "approval required: apr_123"),
     ],
 )
 def test_decisions_other_than_plain_approval(decision, kind, needle):
     registry, ran = make_registry()
     for gate in (None, ApprovalGate(Port(decision))):
-        outcome = run(Executor(registry, approval=Port(decision)).run_spec(registry.get("pay"), {"amount": 500, "to": "a"}, CTX, gate=gate))
+        outcome = run(
+            Executor(registry, approval=Port(decision)).run_spec(
+                registry.get("pay"), {"amount": 500, "to": "a"}, CTX, gate=gate
+            )
+        )
         assert outcome.error.kind is kind and needle in outcome.error.message
     assert ran == []
 
 
 def test_builtin_ports():
     registry, ran = make_registry()
-    assert run(Executor(registry, approval=AutoApprove()).run("pay", {"amount": 500, "to": "a"}, CTX)).ok
-    outcome = run(Executor(registry, approval=DenyAll()).run("pay", {"amount": 500, "to": "a"}, CTX))
+    assert run(
+        Executor(registry, approval=AutoApprove()).run("pay", {"amount": 500, "to": "a"}, CTX)
+    ).ok
+    outcome = run(
+        Executor(registry, approval=DenyAll()).run("pay", {"amount": 500, "to": "a"}, CTX)
+    )
     assert outcome.error.kind is ErrorKind.APPROVAL_DENIED
 
 
@@ -224,11 +277,25 @@ def test_callback_approval_sync_async_and_bad_answers():
     ex = Executor(registry, approval=CallbackApproval(sync_reviewer))
     assert run(ex.run("pay", {"amount": 500, "to": "a"}, CTX)).ok
     assert not run(ex.run("pay", {"amount": 5000, "to": "a"}, CTX)).ok
-    assert requests[0].tool == "pay" and requests[0].call_id == "call-1" and requests[0].run_id == "run-1"
-    outcome = run(Executor(registry, approval=CallbackApproval(async_reviewer)).run("pay", {"amount": 500, "to": "a"}, CTX))
+    assert (
+        requests[0].tool == "pay"
+        and requests[0].call_id == "call-1"
+        and requests[0].run_id == "run-1"
+    )
+    outcome = run(
+        Executor(registry, approval=CallbackApproval(async_reviewer)).run(
+            "pay", {"amount": 500, "to": "a"}, CTX
+        )
+    )
     assert "async says no" in outcome.error.message
-    outcome = run(Executor(registry, approval=CallbackApproval(lambda r: "yes")).run("pay", {"amount": 500, "to": "a"}, CTX))
-    assert outcome.error.kind is ErrorKind.TOOL_FAILED and "return a Decision" in outcome.error.message
+    outcome = run(
+        Executor(registry, approval=CallbackApproval(lambda r: "yes")).run(
+            "pay", {"amount": 500, "to": "a"}, CTX
+        )
+    )
+    assert (
+        outcome.error.kind is ErrorKind.TOOL_FAILED and "return a Decision" in outcome.error.message
+    )
 
 
 def test_deferred_approval_runs_exactly_once_after_resolution(tmp_path):
@@ -288,7 +355,9 @@ SCRIPT = textwrap.dedent(
 def _proc(tmp_path, *args):
     script = tmp_path / "worker.py"
     script.write_text(SCRIPT)
-    out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=60, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -80,7 +80,10 @@ EXPECTED_FAILURES = {
         "test_c10_spans_nest_under_the_call_that_started_them",
     ],
     "token-trusting": ["test_c7_foreign_tokens_are_rejected", "test_c5_context_is_bound"],
-    "shared-child": ["test_c9_last_returns_only_the_final_message", "test_c12_clones_do_not_share_history"],
+    "shared-child": [
+        "test_c9_last_returns_only_the_final_message",
+        "test_c12_clones_do_not_share_history",
+    ],
 }
 
 
@@ -112,4 +115,6 @@ def test_a_broken_integration_fails_the_matching_checks(pytester, name):
         if entry.get("$report_type") == "TestReport" and entry["outcome"] == "failed":
             failed.add(entry["nodeid"].split("::")[-1].split("[")[0])
     for check in EXPECTED_FAILURES[name]:
-        assert check in failed, f"{name}: {check} should fail; failed: {sorted(failed)}\n{report.stdout.str()[-3000:]}"
+        assert check in failed, (
+            f"{name}: {check} should fail; failed: {sorted(failed)}\n{report.stdout.str()[-3000:]}"
+        )

@@ -4,7 +4,6 @@ import json
 import threading
 
 import pytest
-
 from agent_sdk import (
     CallContext,
     ErrorKind,
@@ -124,19 +123,18 @@ def test_unknown_tool_outcome():
 
 
 def test_cancellation_propagates_untouched():
-    registry = Registry()
-    started = []
-
-    @registry.tool
-    async def hang() -> str:
-        started.append(1)
-        await asyncio.sleep(30)
-        return "never"
-
     async def main():
+        registry = Registry()
+        started = asyncio.Event()
+
+        @registry.tool
+        async def hang() -> str:
+            started.set()
+            await asyncio.sleep(30)
+            return "never"
+
         task = asyncio.ensure_future(Executor(registry).run("hang", {}))
-        while not started:
-            await asyncio.sleep(0.001)
+        await started.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -1,10 +1,9 @@
 import json
 
 import pytest
-from pydantic import BaseModel
-
 from agent_sdk import AgentResponse, ConfigurationError, ErrorKind, Message, ToolError, extract
 from agent_sdk.extraction import check_return_mode
+from pydantic import BaseModel
 
 RESPONSE = AgentResponse(
     messages=[
@@ -26,7 +25,9 @@ def test_last_is_the_last_assistant_message_not_a_trailing_tool_result():
 
 
 def test_last_does_not_fall_back_to_earlier_commentary():
-    response = AgentResponse(messages=[Message("assistant", "progress: halfway"), Message("assistant", None)])
+    response = AgentResponse(
+        messages=[Message("assistant", "progress: halfway"), Message("assistant", None)]
+    )
     assert extract(response, "last") == ""
     assert extract(AgentResponse(), "last") == ""
 
@@ -36,7 +37,9 @@ def test_json_serialises_structured_output_never_a_repr():
         verdict: str
         risks: list[str]
 
-    assert json.loads(extract(AgentResponse(structured=Opinion(verdict="reject", risks=["x"])), "json")) == {
+    assert json.loads(
+        extract(AgentResponse(structured=Opinion(verdict="reject", risks=["x"])), "json")
+    ) == {
         "verdict": "reject",
         "risks": ["x"],
     }
@@ -70,7 +73,9 @@ def test_invalid_modes_fail_at_configuration_time():
 
 @pytest.mark.parametrize("mode", ["all", "last", "json", lambda r: "hidden"])
 def test_pending_approvals_are_never_hidden(mode):
-    response = AgentResponse(messages=[Message("assistant", "all done")], pending_approvals=["apr_1", "apr_2"])
+    response = AgentResponse(
+        messages=[Message("assistant", "all done")], pending_approvals=["apr_1", "apr_2"]
+    )
     with pytest.raises(ToolError) as info:
         extract(response, mode, agent="payer")
     assert info.value.kind is ErrorKind.APPROVAL_PENDING

@@ -5,9 +5,8 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 import agent_sdk
+import pytest
 from agent_sdk import AgentResponse, Integration, IntegrationError, hookimpl
 from agent_sdk.extraction import check_return_mode, extract
 from agent_sdk.plugins import (
@@ -71,13 +70,18 @@ def test_entry_points_load_and_a_broken_plugin_is_reported_not_fatal(site):
     assert "toyfw" in names
     failure = next(f for f in failed_plugins() if f.entry_point == "broken")
     assert failure.distribution == "agent-sdk-broken" and failure.version == "9.9.9"
-    assert "ModuleNotFoundError" in failure.error and "framework_that_is_not_installed" in failure.error
+    assert (
+        "ModuleNotFoundError" in failure.error
+        and "framework_that_is_not_installed" in failure.error
+    )
     assert any(p.entry_point == "toyfw" and p.version == "1.2.3" for p in loaded_plugins())
 
 
 def test_get_integration_exports_through_the_hook(site):
     toy = get_integration("toyfw")
-    spec = agent_sdk.ToolSpec(name="t", description="d", handler=lambda: 1, input_schema={"type": "object"})
+    spec = agent_sdk.ToolSpec(
+        name="t", description="d", handler=lambda: 1, input_schema={"type": "object"}
+    )
     assert toy.export_tool(spec) == ("toy-tool", "t")
     assert toy.bind_approval(agent_sdk.AutoApprove()) is None
 
@@ -90,9 +94,11 @@ def test_framework_outside_the_supported_range_is_refused(site):
 def test_missing_integration_names_the_package_to_install(site, monkeypatch):
     monkeypatch.setenv("AGENT_SDK_PLUGINS", "toyfw,broken")  # whatever else is installed
     reset_plugins()
-    with pytest.raises(IntegrationError, match="no integration named 'ag2'.*pip install agent-sdk-ag2.*toyfw"):
+    with pytest.raises(
+        IntegrationError, match=r"no integration named 'ag2'.*pip install agent-sdk-ag2.*toyfw"
+    ):
         get_integration("ag2")
-    with pytest.raises(IntegrationError, match="broken.*failed to load.*ModuleNotFoundError"):
+    with pytest.raises(IntegrationError, match=r"broken.*failed to load.*ModuleNotFoundError"):
         get_integration("broken")
 
 
@@ -149,7 +155,10 @@ def test_approval_policy_hook_any_deny_wins():
         ex = agent_sdk.Executor(registry, approval=Port())
         assert asyncio.run(ex.run("look", {})).text == "seen"
         denied = asyncio.run(ex.run("wipe", {}))
-        assert denied.error.kind is agent_sdk.ErrorKind.APPROVAL_DENIED and "policy" in denied.error.message
+        assert (
+            denied.error.kind is agent_sdk.ErrorKind.APPROVAL_DENIED
+            and "policy" in denied.error.message
+        )
         assert port_calls == [], "a policy answer means the port is not asked"
     finally:
         unregister_plugin(allow)
@@ -162,13 +171,26 @@ def _cli(args, env_extra=None, pythonpath=None):
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join([pythonpath, env.get("PYTHONPATH", "")])
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "agent_sdk.cli", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_sdk.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_cli_plugins_with_no_plugins_prints_an_empty_table():
     out = _cli(["plugins"], {"AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD": "1"})
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[0].split() == ["integration", "distribution", "version", "framework", "supported", "status"]
+    assert out.stdout.splitlines()[0].split() == [
+        "integration",
+        "distribution",
+        "version",
+        "framework",
+        "supported",
+        "status",
+    ]
     assert "no plugins installed" in out.stdout
 
 
@@ -179,7 +201,11 @@ def test_cli_plugins_names_a_broken_plugin_and_lists_the_others(site):
     toy = next(line for line in lines if line.startswith("toyfw"))
     assert "agent-sdk-toyfw" in toy and "1.2.3" in toy and toy.rstrip().endswith("ok")
     broken = next(line for line in lines if line.startswith("broken"))
-    assert "agent-sdk-broken" in broken and "9.9.9" in broken and "failed to load: ModuleNotFoundError" in broken
+    assert (
+        "agent-sdk-broken" in broken
+        and "9.9.9" in broken
+        and "failed to load: ModuleNotFoundError" in broken
+    )
     old = next(line for line in lines if line.startswith("oldfw"))
     assert "supports pluggy <1.0" in old
 

@@ -1,9 +1,8 @@
 import json
 
 import pytest
-from pydantic import BaseModel
-
 from agent_sdk import CallContext, ConfigurationError, ErrorKind, Registry, ToolError, ToolSpec
+from pydantic import BaseModel
 
 
 def test_registry_infers_model_and_description_from_the_function():
@@ -37,7 +36,11 @@ def test_decorator_with_options_and_duplicate_names():
 
     assert transfer.name == "pay" and transfer.confirm is True and transfer.tags == {"money"}
     with pytest.raises(ConfigurationError, match="already registered"):
-        registry.add(ToolSpec(name="pay", description="x", handler=lambda: 1, input_schema={"type": "object"}))
+        registry.add(
+            ToolSpec(
+                name="pay", description="x", handler=lambda: 1, input_schema={"type": "object"}
+            )
+        )
 
 
 def test_unknown_tool_is_tool_not_found_naming_the_known_ones():
@@ -59,7 +62,12 @@ def test_unknown_tool_is_tool_not_found_naming_the_known_ones():
     ],
 )
 def test_configuration_mistakes_fail_at_configuration_time(kwargs, message):
-    base = {"name": "ok", "description": "d", "handler": lambda: 1, "input_schema": {"type": "object"}}
+    base = {
+        "name": "ok",
+        "description": "d",
+        "handler": lambda: 1,
+        "input_schema": {"type": "object"},
+    }
     base.update(kwargs)
     with pytest.raises(ConfigurationError, match=message):
         ToolSpec(**base)
@@ -73,7 +81,11 @@ def test_json_schema_spec_validates_and_coerces():
             "sku": {"type": "string"},
             "qty": {"type": "integer", "default": 1},
             "mode": {"enum": ["fast", "slow"]},
-            "address": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+            "address": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
             "tags": {"type": "array", "items": {"type": "string"}},
         },
         "required": ["sku", "mode"],

@@ -43,7 +43,9 @@ class TinyTool:
     name: str
     description: str
     parameters: dict[str, Any]
-    fn: Callable[[str, str, str], Awaitable[TinyResult]]  # (arguments json, call id, conversation id)
+    fn: Callable[
+        [str, str, str], Awaitable[TinyResult]
+    ]  # (arguments json, call id, conversation id)
 
 
 @dataclass
@@ -71,12 +73,18 @@ class TinyAgent:
             text = turn.text
             if text == ECHO:
                 text = "\n".join(m["text"] for m in run.messages if m["role"] != "system")
-            run.messages.append({"role": "assistant", "text": text, "calls": [c.id for c in turn.calls]})
+            run.messages.append(
+                {"role": "assistant", "text": text, "calls": [c.id for c in turn.calls]}
+            )
             if not turn.calls:
                 return run
 
             async def one(call: Any) -> None:
-                args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+                args = (
+                    call.arguments
+                    if isinstance(call.arguments, str)
+                    else json.dumps(call.arguments)
+                )
                 tool = self.tools.get(call.name)
                 if tool is None:
                     res = TinyResult(f"no tool {call.name}", is_error=True)
@@ -92,7 +100,9 @@ class TinyAgent:
 
 
 # -- the integration -----------------------------------------------------------------------
-def tiny_tool(spec: ToolSpec, *, executor: Executor | None = None, approval: ApprovalPort | None = None) -> TinyTool:
+def tiny_tool(
+    spec: ToolSpec, *, executor: Executor | None = None, approval: ApprovalPort | None = None
+) -> TinyTool:
     executor = executor or Executor()
     gate = ApprovalGate(approval) if approval is not None else None
 
@@ -137,14 +147,21 @@ def tiny_agent_tool(
 class TinyHarness(Harness):
     integration = "tiny"
 
-    def export_tool(self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None) -> Any:
+    def export_tool(
+        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
+    ) -> Any:
         return tiny_tool(spec, executor=executor, approval=approval)
 
     def advertised(self, tool: Any) -> dict[str, Any]:
         return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
 
     def export_agent_tool(
-        self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last", timeout: float | None = None, input_schema: Any = None
+        self,
+        agent: ScriptedAgent,
+        *,
+        return_mode: ReturnMode = "last",
+        timeout: float | None = None,
+        input_schema: Any = None,
     ) -> Any:
         return tiny_agent_tool(
             TinyAgent(agent.name, agent.turns, agent.tools),

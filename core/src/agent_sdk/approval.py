@@ -215,9 +215,7 @@ class SQLiteApprovalStore:
                     record.created,
                 ),
             )
-            row = cur.execute(
-                f"SELECT {_COLUMNS} FROM approvals WHERE key = ?", (key,)
-            ).fetchone()
+            row = cur.execute(f"SELECT {_COLUMNS} FROM approvals WHERE key = ?", (key,)).fetchone()
         return _row(row)
 
     def get(self, approval_id: str) -> PendingApproval | None:
@@ -315,9 +313,7 @@ class DeferredApproval:
         self.store = store
 
     @staticmethod
-    def call_key(
-        tool: str, arguments: dict[str, Any], *, run_id: str, call_id: str | None
-    ) -> str:
+    def call_key(tool: str, arguments: dict[str, Any], *, run_id: str, call_id: str | None) -> str:
         canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=str)
         text = "\x00".join([run_id, call_id or "", tool, canonical])
         return hashlib.sha256(text.encode()).hexdigest()

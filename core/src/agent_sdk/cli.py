@@ -43,7 +43,14 @@ def cmd_plugins(_: argparse.Namespace) -> int:
     for plugin in loaded_plugins():
         if plugin.distribution not in providers:
             rows.append(
-                [plugin.entry_point, plugin.distribution or "?", plugin.version or "?", "-", "-", "ok (hooks only)"]
+                [
+                    plugin.entry_point,
+                    plugin.distribution or "?",
+                    plugin.version or "?",
+                    "-",
+                    "-",
+                    "ok (hooks only)",
+                ]
             )
     for failure in failed_plugins():
         rows.append(
@@ -56,7 +63,9 @@ def cmd_plugins(_: argparse.Namespace) -> int:
                 f"failed to load: {failure.error}",
             ]
         )
-    print(_table(rows, ["integration", "distribution", "version", "framework", "supported", "status"]))
+    print(
+        _table(rows, ["integration", "distribution", "version", "framework", "supported", "status"])
+    )
     if not rows:
         print("(no plugins installed: pip install agent-sdk-ag2, agent-sdk-autogen, ...)")
     return 0

@@ -30,7 +30,7 @@ class ConfigurationError(AgentSDKError, ValueError):
 
 
 class IntegrationError(AgentSDKError):
-    """An integration is missing, broken, or its framework is not installed in a supported version."""
+    """An integration is missing or broken, or its framework is missing or outside its range."""
 
 
 class ApprovalError(AgentSDKError):

@@ -14,7 +14,14 @@ from pydantic import BaseModel
 
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
-from agent_sdk.approval import AUTHORITY, ApprovalPort, ApprovalRequest, ApprovalToken, Decision, TokenAuthority
+from agent_sdk.approval import (
+    AUTHORITY,
+    ApprovalPort,
+    ApprovalRequest,
+    ApprovalToken,
+    Decision,
+    TokenAuthority,
+)
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import to_json_text
@@ -96,9 +103,7 @@ def apply_decision(spec: ToolSpec, request: ApprovalRequest, decision: Decision)
         )
 
 
-async def ask_port(
-    port: ApprovalPort, spec: ToolSpec, request: ApprovalRequest
-) -> None:
+async def ask_port(port: ApprovalPort, spec: ToolSpec, request: ApprovalRequest) -> None:
     decision = await port.request(
         request.tool,
         request.arguments,
@@ -121,9 +126,7 @@ class ApprovalGate:
         self.port = port
         self.authority = authority
 
-    async def admit(
-        self, spec: ToolSpec, arguments: Any, ctx: CallContext
-    ) -> ApprovalToken | None:
+    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
         """A token for an approved confirm call; None when no approval is needed or the
         arguments are invalid (the executor reports that). Raises ToolError when denied or
         pending."""

@@ -84,7 +84,9 @@ class RunReport:
         }
 
     def format(self) -> str:
-        rows = [f"{'path':<28} {'calls':>5} {'model':>5} {'in tok':>7} {'out tok':>7} {'in chars':>9}"]
+        rows = [
+            f"{'path':<28} {'calls':>5} {'model':>5} {'in tok':>7} {'out tok':>7} {'in chars':>9}"
+        ]
         for path, cost in sorted(self.per_path.items()):
             u = cost.usage
             rows.append(
@@ -127,7 +129,9 @@ class RunState:
         self.report.add(key, usage, calls=0)
 
 
-_run: contextvars.ContextVar[RunState | None] = contextvars.ContextVar("agent_sdk_run", default=None)
+_run: contextvars.ContextVar[RunState | None] = contextvars.ContextVar(
+    "agent_sdk_run", default=None
+)
 
 
 def current_run() -> RunState | None:
@@ -179,7 +183,7 @@ def note_pending_approval(approval_id: str) -> None:
         sink.append(approval_id)
 
 
-class run_scope:  # noqa: N801 - used like a function: `with run_scope(...) as run:`
+class run_scope:
     """Open a run: one run id, one set of limits and counters, one root span.
 
     Works as a sync or async context manager. Everything started inside (tool calls,
@@ -414,7 +418,9 @@ async def call_agent(
                         run.active -= 1
                     usage = response.usage
                     if not usage.input_chars:
-                        usage.input_chars = len(request if isinstance(request, str) else str(request))
+                        usage.input_chars = len(
+                            request if isinstance(request, str) else str(request)
+                        )
                     run.charge("/".join(path), usage)
                     _set_usage(span, usage)
                     text = extract(response, mode, agent=name)
@@ -558,7 +564,9 @@ async def fan_out(
 DEFAULT_SEVERITY = ("approve", "approve_with_changes", "request_changes", "reject")
 
 
-def harshest(verdicts: Sequence[str] | Mapping[str, str], order: Sequence[str] = DEFAULT_SEVERITY) -> str:
+def harshest(
+    verdicts: Sequence[str] | Mapping[str, str], order: Sequence[str] = DEFAULT_SEVERITY
+) -> str:
     """The harshest verdict by ``order`` (mildest first). Unknown verdicts are an error."""
     values = list(verdicts.values()) if isinstance(verdicts, Mapping) else list(verdicts)
     if not values:

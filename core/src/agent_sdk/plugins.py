@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata as md
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -197,7 +197,9 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             pm.register(plugin, name=ep.name)
         except Exception as exc:
             _plugins.failed.append(
-                PluginInfo(ep.name, ep.value, dist_name, dist_version, f"{type(exc).__name__}: {exc}")
+                PluginInfo(
+                    ep.name, ep.value, dist_name, dist_version, f"{type(exc).__name__}: {exc}"
+                )
             )
             continue
         _plugins.loaded.append(PluginInfo(ep.name, ep.value, dist_name, dist_version))
@@ -259,12 +261,16 @@ def get_integration(name: str) -> Integration:
             )
     installed = ", ".join(i.name for i in integrations()) or "none"
     hint = f"pip install {dist}" if dist else "install a plugin that provides it"
-    raise IntegrationError(f"no integration named {name!r} is installed ({hint}); installed: {installed}")
+    raise IntegrationError(
+        f"no integration named {name!r} is installed ({hint}); installed: {installed}"
+    )
 
 
 def approval_policy(request: ApprovalRequest) -> bool | None:
     """Ask the approval-policy plugins: False if any denies, True if one allows, else None."""
-    answers = [a for a in plugin_manager().hook.agent_sdk_approval_policy(request=request) if a is not None]
+    answers = [
+        a for a in plugin_manager().hook.agent_sdk_approval_policy(request=request) if a is not None
+    ]
     if any(a is False for a in answers):
         return False
     return True if answers else None
@@ -278,4 +284,3 @@ def output_modes() -> dict[str, Callable[[AgentResponse], str]]:
         for name, fn in (mapping or {}).items():
             modes.setdefault(name, fn)
     return modes
-

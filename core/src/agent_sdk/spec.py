@@ -100,10 +100,11 @@ class ToolSpec:
             # that invents a parameter must learn it had no effect.
             unknown = [k for k in arguments if k not in self._known]
             if unknown:
+                known = ", ".join(sorted(self._known)) or "none"
                 raise ToolError(
                     ErrorKind.TOOL_ARGS_INVALID,
                     f"invalid arguments for tool '{self.name}': unknown argument(s) "
-                    f"{', '.join(map(repr, unknown[:5]))}; known: {', '.join(sorted(self._known)) or 'none'}",
+                    f"{', '.join(map(repr, unknown[:5]))}; known: {known}",
                     tool=self.name,
                 )
         try:
@@ -159,15 +160,15 @@ def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
             raise _invalid(tool, f"arguments are larger than {MAX_ARGUMENT_BYTES} characters")
         text = arguments.strip() or "{}"
         try:
-            arguments = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_nan)
+            arguments = json.loads(
+                text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_nan
+            )
         except (ValueError, RecursionError) as exc:
             raise _invalid(tool, f"arguments are not valid JSON ({_short(exc)})") from None
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
-        raise _invalid(
-            tool, f"arguments must be a JSON object, got {type(arguments).__name__}"
-        )
+        raise _invalid(tool, f"arguments must be a JSON object, got {type(arguments).__name__}")
     if _depth(arguments) > MAX_ARGUMENT_DEPTH:
         raise _invalid(tool, f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")
     return dict(arguments)
@@ -260,7 +261,9 @@ def _object_model(name: str, schema: Mapping[str, Any], root: Mapping[str, Any])
         else:
             default = sub.get("default") if isinstance(sub, Mapping) else None
             fields[prop] = (annotation | None, Field(default=default, **kwargs))
-    extra = "allow" if schema.get("additionalProperties") is True else "forbid"
+    extra: Literal["allow", "forbid"] = (
+        "allow" if schema.get("additionalProperties") is True else "forbid"
+    )
     try:
         return create_model(name, __config__=ConfigDict(extra=extra), **fields)
     except Exception as exc:  # pragma: no cover - pydantic refuses odd field names
@@ -366,6 +369,8 @@ class Registry:
     @overload
     def tool(
         self,
+        fn: None = None,
+        /,
         *,
         name: str | None = None,
         description: str | None = None,
@@ -393,8 +398,8 @@ class Registry:
 
         def register(func: Callable[..., Any]) -> ToolSpec:
             tool_name = name or func.__name__
-            model, summary = (None, "") if input_schema is not None else model_from_function(
-                func, tool_name
+            model, summary = (
+                (None, "") if input_schema is not None else model_from_function(func, tool_name)
             )
             spec = ToolSpec(
                 name=tool_name,

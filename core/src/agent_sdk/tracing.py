@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote, unquote
 
 from opentelemetry import baggage, propagate, trace
@@ -76,7 +76,9 @@ def configure_tracing(
     if endpoint is not None or file is None or _otlp_env_set():
         provider.add_span_processor(BatchSpanProcessor(_otlp_exporter(endpoint, protocol)))
     if file is not None:
-        provider.add_span_processor(SimpleSpanProcessor(JaegerFileExporter(file, service_name)))
+        provider.add_span_processor(
+            SimpleSpanProcessor(cast(Any, JaegerFileExporter(file, service_name)))
+        )
     if console:
         provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
     if set_global:
@@ -248,7 +250,11 @@ def format_tree(traces: Sequence[Mapping[str, Any]]) -> str:
             group.sort(key=lambda s: (s.get("startTime", 0), s.get("operationName", "")))
         lines.append(f"trace {t.get('traceID')} ({len(spans)} spans)")
 
-        def walk(parent: str | None, indent: int) -> None:
+        def walk(
+            parent: str | None,
+            indent: int,
+            children: dict[str | None, list[Mapping[str, Any]]] = children,
+        ) -> None:
             for s in children.get(parent, []):
                 tags = {tag["key"]: tag["value"] for tag in s.get("tags", [])}
                 dur = s.get("duration", 0) / 1000.0
@@ -257,10 +263,9 @@ def format_tree(traces: Sequence[Mapping[str, Any]]) -> str:
                     extra.append(f"path={tags[sc.PATH]}")
                 if sc.OUTCOME in tags:
                     extra.append(f"outcome={tags[sc.OUTCOME]}")
-                lines.append(
-                    f"{'  ' * indent}{s.get('operationName')}  {dur:.1f} ms  {' '.join(extra)}".rstrip()
-                )
-                walk(s["spanID"], indent + 1)
+                label = f"{'  ' * indent}{s.get('operationName')}  {dur:.1f} ms"
+                lines.append(f"{label}  {' '.join(extra)}".rstrip())
+                walk(s["spanID"], indent + 1, children)
 
         walk(None, 1)
     return "\n".join(lines)

@@ -8,7 +8,7 @@ import copy
 import json
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pydantic import BaseModel
@@ -17,10 +17,8 @@ from agent_sdk import semconv as sc
 from agent_sdk._spans import use_tracer_provider
 from agent_sdk.approval import (
     AUTHORITY,
-    CallbackApproval,
     Decision,
     DeferredApproval,
-    DenyAll,
 )
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError, HierarchyLimitError
@@ -63,7 +61,11 @@ class Recorder:
             return a + b
 
         return ToolSpec(
-            name=name, description="Add two integers.", handler=add, input_model=AddArgs, confirm=confirm
+            name=name,
+            description="Add two integers.",
+            handler=add,
+            input_model=AddArgs,
+            confirm=confirm,
         )
 
     def transfer_spec(self) -> ToolSpec:
@@ -93,7 +95,11 @@ class Recorder:
             name="nap",
             description="Sleep a little.",
             handler=nap,
-            input_schema={"type": "object", "properties": {"label": {"type": "string"}}, "required": ["label"]},
+            input_schema={
+                "type": "object",
+                "properties": {"label": {"type": "string"}},
+                "required": ["label"],
+            },
         )
 
 
@@ -158,7 +164,9 @@ class ContractSuite:
         async def lookup(q: str) -> str:
             return q
 
-        spec = ToolSpec(name="lookup", description="Look a thing up.", handler=lookup, input_schema=schema)
+        spec = ToolSpec(
+            name="lookup", description="Look a thing up.", handler=lookup, input_schema=schema
+        )
         tool = harness.export_tool(spec, executor=Executor())
         seen = harness.advertised(tool)
         assert seen["name"] == "lookup"
@@ -180,9 +188,19 @@ class ContractSuite:
         assert result.result(call.id).text == "5"
 
     @pytest.mark.parametrize(
-        "arguments", ['[1, 2]', '"text"', "not json", '{"a": "x", "b": 1}', '{"a": 1}', '{"a": 1, "b": 2, "c": 3}']
+        "arguments",
+        [
+            "[1, 2]",
+            '"text"',
+            "not json",
+            '{"a": "x", "b": 1}',
+            '{"a": 1}',
+            '{"a": 1, "b": 2, "c": 3}',
+        ],
     )
-    def test_c2_invalid_arguments_never_reach_the_handler(self, harness: Harness, arguments: str) -> None:
+    def test_c2_invalid_arguments_never_reach_the_handler(
+        self, harness: Harness, arguments: str
+    ) -> None:
         rec = Recorder()
         tool = harness.export_tool(rec.add_spec(), executor=Executor())
         call = ToolCall("add", arguments)
@@ -197,7 +215,12 @@ class ContractSuite:
         async def explode() -> str:
             raise RuntimeError("boom in the ledger")
 
-        spec = ToolSpec(name="explode", description="Fails.", handler=explode, input_schema={"type": "object", "properties": {}})
+        spec = ToolSpec(
+            name="explode",
+            description="Fails.",
+            handler=explode,
+            input_schema={"type": "object", "properties": {}},
+        )
         tool = harness.export_tool(spec, executor=Executor())
         call = ToolCall("explode", {})
         result = run(harness.run([tool], [Turn.call(call), Turn.say("recovered")]))
@@ -231,10 +254,18 @@ class ContractSuite:
                     raise
                 return "never"
 
-            spec = ToolSpec(name="hang", description="Hangs.", handler=hang, input_schema={"type": "object", "properties": {}}, confirm=True)
+            spec = ToolSpec(
+                name="hang",
+                description="Hangs.",
+                handler=hang,
+                input_schema={"type": "object", "properties": {}},
+                confirm=True,
+            )
             tool = harness.export_tool(spec, executor=Executor(), approval=CountingPort(True))
             before = AUTHORITY.outstanding()
-            task = asyncio.ensure_future(harness.run([tool], [Turn.call(ToolCall("hang", {})), Turn.say("done")]))
+            task = asyncio.ensure_future(
+                harness.run([tool], [Turn.call(ToolCall("hang", {})), Turn.say("done")])
+            )
             await asyncio.wait_for(entered.wait(), 20)
             t0 = time.monotonic()
             task.cancel()
@@ -266,16 +297,22 @@ class ContractSuite:
 
         async def main() -> str:
             async with run_scope("run-c5") as state:
-                await harness.run([tool], [Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("done")])
+                await harness.run(
+                    [tool], [Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("done")]
+                )
                 return state.run_id
 
         assert run(main()) == "run-c5"
         assert [c.run_id for c in rec.contexts if c] == ["run-c5"]
 
     # -- C6 approval -------------------------------------------------------------------
-    def _approval_run(self, harness: Harness, *, gate: Any, executor_port: Any = None) -> tuple[Recorder, RunResult, ToolCall]:
+    def _approval_run(
+        self, harness: Harness, *, gate: Any, executor_port: Any = None
+    ) -> tuple[Recorder, RunResult, ToolCall]:
         rec = Recorder()
-        tool = harness.export_tool(rec.transfer_spec(), executor=Executor(approval=executor_port), approval=gate)
+        tool = harness.export_tool(
+            rec.transfer_spec(), executor=Executor(approval=executor_port), approval=gate
+        )
         call = ToolCall("transfer", {"amount": 5, "to": "bob"})
         result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
         return rec, result, call
@@ -283,7 +320,10 @@ class ContractSuite:
     def test_c6_approved_runs_once_and_executor_does_not_ask_again(self, harness: Harness) -> None:
         gate, own = CountingPort(True), CountingPort(False)
         rec, result, call = self._approval_run(harness, gate=gate, executor_port=own)
-        assert len(gate.requests) == 1 and gate.requests[0]["arguments"] == {"amount": 5, "to": "bob"}
+        assert len(gate.requests) == 1 and gate.requests[0]["arguments"] == {
+            "amount": 5,
+            "to": "bob",
+        }
         assert gate.requests[0]["call_id"] == call.id
         assert own.requests == [], "the gate's token must satisfy the executor"
         assert rec.calls == [{"amount": 5, "to": "bob"}]
@@ -318,7 +358,10 @@ class ContractSuite:
         assert error_of(result2.result(call2.id).text)["kind"] == "approval-denied"  # type: ignore[index]
 
     # -- C7 token security -------------------------------------------------------------
-    @pytest.mark.parametrize("tamper", ["forged", "cross-run", "cross-call", "other-tool", "edited-arguments", "replayed"])
+    @pytest.mark.parametrize(
+        "tamper",
+        ["forged", "cross-run", "cross-call", "other-tool", "edited-arguments", "replayed"],
+    )
     def test_c7_foreign_tokens_are_rejected(self, harness: Harness, tamper: str) -> None:
         rec = Recorder()
         spec = rec.transfer_spec()
@@ -326,13 +369,21 @@ class ContractSuite:
         tool = harness.export_tool(spec, executor=Executor(approval=own))
         call = ToolCall("transfer", {"amount": 5, "to": "bob"})
         digest = arguments_digest("transfer", spec.validate({"amount": 5, "to": "bob"}))
-        fields = {"run_id": "run-x", "thread_id": None, "call_id": call.id, "tool": "transfer", "digest": digest}
+        fields = {
+            "run_id": "run-x",
+            "thread_id": None,
+            "call_id": call.id,
+            "tool": "transfer",
+            "digest": digest,
+        }
         if tamper == "cross-call":
             fields["call_id"] = "call_other"
         elif tamper == "other-tool":
             fields["tool"] = "other"
         elif tamper == "edited-arguments":
-            fields["digest"] = arguments_digest("transfer", spec.validate({"amount": 500, "to": "bob"}))
+            fields["digest"] = arguments_digest(
+                "transfer", spec.validate({"amount": 500, "to": "bob"})
+            )
         token = AUTHORITY.mint(**fields)  # type: ignore[arg-type]
         if tamper == "forged":
             from dataclasses import replace
@@ -358,7 +409,9 @@ class ContractSuite:
     def test_c8_copies_share_spec_executor_and_tokens(self, harness: Harness) -> None:
         rec = Recorder()
         gate, own = CountingPort(True), CountingPort(False)
-        tool = harness.export_tool(rec.transfer_spec(), executor=Executor(approval=own), approval=gate)
+        tool = harness.export_tool(
+            rec.transfer_spec(), executor=Executor(approval=own), approval=gate
+        )
         copied = harness.copy_tool(tool)
         call = ToolCall("transfer", {"amount": 1, "to": "ann"})
         run(harness.run([copied], [Turn.call(call), Turn.say("done")]))
@@ -369,19 +422,27 @@ class ContractSuite:
     def _child(self, harness: Harness) -> ScriptedAgent:
         rec = Recorder()
         tool = harness.export_tool(rec.add_spec(), executor=Executor())
-        first = Turn.call(ToolCall("add", {"a": 1, "b": 2}), text="looking it up" if harness.text_with_calls else None)
+        first = Turn.call(
+            ToolCall("add", {"a": 1, "b": 2}),
+            text="looking it up" if harness.text_with_calls else None,
+        )
         return ScriptedAgent("researcher", [first, Turn.say("final answer")], tools=[tool])
 
     def _ask(self, harness: Harness, agent_tool: Any, request: str = "question") -> str:
         call = ToolCall(_tool_name(harness, agent_tool), {"request": request})
         result = run(harness.run([agent_tool], [Turn.call(call), Turn.say("done")]))
-        return result.result(call.id).text
+        return str(result.result(call.id).text)
 
     def test_c9_last_returns_only_the_final_message(self, harness: Harness) -> None:
-        assert self._ask(harness, harness.export_agent_tool(self._child(harness), return_mode="last")) == "final answer"
+        assert (
+            self._ask(harness, harness.export_agent_tool(self._child(harness), return_mode="last"))
+            == "final answer"
+        )
 
     def test_c9_all_returns_every_assistant_text(self, harness: Harness) -> None:
-        text = self._ask(harness, harness.export_agent_tool(self._child(harness), return_mode="all"))
+        text = self._ask(
+            harness, harness.export_agent_tool(self._child(harness), return_mode="all")
+        )
         assert "final answer" in text
         if harness.text_with_calls:
             assert text.index("looking it up") < text.index("final answer")
@@ -394,7 +455,9 @@ class ContractSuite:
     def test_c9_callable_and_bad_modes(self, harness: Harness) -> None:
         text = self._ask(
             harness,
-            harness.export_agent_tool(self._child(harness), return_mode=lambda r: r.assistant_texts()[-1].upper()),
+            harness.export_agent_tool(
+                self._child(harness), return_mode=lambda r: r.assistant_texts()[-1].upper()
+            ),
         )
         assert text == "FINAL ANSWER"
 
@@ -402,10 +465,13 @@ class ContractSuite:
             return ""
 
         with pytest.raises(ConfigurationError):
-            harness.export_agent_tool(self._child(harness), return_mode=async_mode)
+            harness.export_agent_tool(self._child(harness), return_mode=cast(Any, async_mode))
         with pytest.raises(ConfigurationError):
             harness.export_agent_tool(self._child(harness), return_mode="first")  # type: ignore[arg-type]
-        bad = self._ask(harness, harness.export_agent_tool(self._child(harness), return_mode=lambda r: 42))  # type: ignore[arg-type,return-value]
+        not_text: Any = lambda r: 42  # noqa: E731
+        bad = self._ask(
+            harness, harness.export_agent_tool(self._child(harness), return_mode=not_text)
+        )
         assert error_of(bad)["kind"] == "tool-failed"  # type: ignore[index]
 
     def test_c9_pending_approvals_in_the_child_are_not_hidden(self, harness: Harness) -> None:
@@ -413,17 +479,26 @@ class ContractSuite:
         port = DeferredApproval()
         child_tool = harness.export_tool(rec.transfer_spec(), executor=Executor(), approval=port)
         child = ScriptedAgent(
-            "payer", [Turn.call(ToolCall("transfer", {"amount": 9, "to": "eve"})), Turn.say("all done, paid")], tools=[child_tool]
+            "payer",
+            [
+                Turn.call(ToolCall("transfer", {"amount": 9, "to": "eve"})),
+                Turn.say("all done, paid"),
+            ],
+            tools=[child_tool],
         )
         text = self._ask(harness, harness.export_agent_tool(child, return_mode="last"))
         assert "approval required: apr_" in text, text
         assert rec.calls == []
 
     # -- C10 tracing -------------------------------------------------------------------
-    def test_c10_spans_nest_under_the_call_that_started_them(self, harness: Harness, spans: Any) -> None:
+    def test_c10_spans_nest_under_the_call_that_started_them(
+        self, harness: Harness, spans: Any
+    ) -> None:
         rec = Recorder()
         leaf = harness.export_tool(rec.add_spec(), executor=Executor())
-        child = ScriptedAgent("analyst", [Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("ok")], tools=[leaf])
+        child = ScriptedAgent(
+            "analyst", [Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("ok")], tools=[leaf]
+        )
         agent = harness.export_agent_tool(child)
         name = _tool_name(harness, agent)
 
@@ -431,10 +506,19 @@ class ContractSuite:
             raise ValueError("bad")
 
         failing = harness.export_tool(
-            ToolSpec(name="explode", description="Fails.", handler=explode, input_schema={"type": "object", "properties": {}}),
+            ToolSpec(
+                name="explode",
+                description="Fails.",
+                handler=explode,
+                input_schema={"type": "object", "properties": {}},
+            ),
             executor=Executor(),
         )
-        calls = [ToolCall(name, {"request": "a"}), ToolCall(name, {"request": "b"}), ToolCall("explode", {})]
+        calls = [
+            ToolCall(name, {"request": "a"}),
+            ToolCall(name, {"request": "b"}),
+            ToolCall("explode", {}),
+        ]
 
         async def main() -> str:
             async with run_scope("run-c10") as state:
@@ -462,12 +546,20 @@ class ContractSuite:
         for inv in invoke_spans:
             assert inv.attributes[sc.PATH] == "analyst" and inv.attributes[sc.DEPTH] == 1
             assert inv.attributes[sc.GEN_AI_OPERATION_NAME] == "invoke_agent"
-            assert any(a in agent_tool_spans for a in ancestors(inv)), "invoke_agent must nest under its tool call"
-        parents = {next(a for a in ancestors(inv) if a in agent_tool_spans).context.span_id for inv in invoke_spans}
+            assert any(a in agent_tool_spans for a in ancestors(inv)), (
+                "invoke_agent must nest under its tool call"
+            )
+        parents = {
+            next(a for a in ancestors(inv) if a in agent_tool_spans).context.span_id
+            for inv in invoke_spans
+        }
         assert len(parents) == 2, "parallel sub-agents nest under their own tool calls"
         for leaf_span in leaf_spans:
             assert any(a in invoke_spans for a in ancestors(leaf_span))
-            assert leaf_span.attributes[sc.PATH] == "analyst/add" and leaf_span.attributes[sc.DEPTH] == 1
+            assert (
+                leaf_span.attributes[sc.PATH] == "analyst/add"
+                and leaf_span.attributes[sc.DEPTH] == 1
+            )
         failed = [s for s in ours if s.name == "execute_tool explode"]
         assert len(failed) == 1 and failed[0].attributes[sc.ERROR_TYPE]
         assert failed[0].status.status_code.name == "ERROR"
@@ -479,13 +571,23 @@ class ContractSuite:
         tax = harness.export_agent_tool(
             ScriptedAgent(
                 "tax",
-                [Turn.call(ToolCall(_tool_name(harness, inner_legal), {"request": "back to legal"})), Turn.say("tax done")],
+                [
+                    Turn.call(
+                        ToolCall(_tool_name(harness, inner_legal), {"request": "back to legal"})
+                    ),
+                    Turn.say("tax done"),
+                ],
                 tools=[inner_legal],
             )
         )
         legal = harness.export_agent_tool(
             ScriptedAgent(
-                "legal", [Turn.call(ToolCall(_tool_name(harness, tax), {"request": "ask tax"})), Turn.say("legal done")], tools=[tax]
+                "legal",
+                [
+                    Turn.call(ToolCall(_tool_name(harness, tax), {"request": "ask tax"})),
+                    Turn.say("legal done"),
+                ],
+                tools=[tax],
             )
         )
         return legal, _tool_name(harness, legal)
@@ -502,7 +604,9 @@ class ContractSuite:
 
         async def main() -> RunResult:
             async with run_scope(limits=HierarchyLimits(max_depth=2)):
-                return await harness.run([legal], [Turn.call(ToolCall(name, {"request": "review"})), Turn.say("done")])
+                return await harness.run(
+                    [legal], [Turn.call(ToolCall(name, {"request": "review"})), Turn.say("done")]
+                )
 
         result = run(main())
         assert result.final_text == "done"
@@ -515,7 +619,9 @@ class ContractSuite:
 
         async def main() -> None:
             async with run_scope(limits=HierarchyLimits(max_depth=3)):
-                await harness.run([legal], [Turn.call(ToolCall(name, {"request": "review"})), Turn.say("done")])
+                await harness.run(
+                    [legal], [Turn.call(ToolCall(name, {"request": "review"})), Turn.say("done")]
+                )
 
         run(main())
         assert ("legal/tax/" + name, "recursion") in self._outcomes(spans, name)
@@ -523,13 +629,17 @@ class ContractSuite:
     def test_c11_budget_exhaustion_stops_the_run(self, harness: Harness) -> None:
         agent = harness.export_agent_tool(ScriptedAgent("worker", [Turn.say("worked")]))
         name = _tool_name(harness, agent)
-        turns = [Turn.call(ToolCall(name, {"request": "one"})), Turn.call(ToolCall(name, {"request": "two"})), Turn.say("done")]
+        turns = [
+            Turn.call(ToolCall(name, {"request": "one"})),
+            Turn.call(ToolCall(name, {"request": "two"})),
+            Turn.say("done"),
+        ]
 
         async def main() -> Any:
             async with run_scope(limits=HierarchyLimits(max_model_calls=1)) as state:
                 try:
                     await harness.run([agent], turns)
-                except BaseException as exc:  # noqa: BLE001 - inspected below
+                except BaseException as exc:
                     return exc, state
                 return None, state
 
@@ -539,7 +649,9 @@ class ContractSuite:
         assert state.spent == 1 and state.active == 0
 
     def test_c11_child_timeout_is_an_explicit_error(self, harness: Harness) -> None:
-        agent = harness.export_agent_tool(ScriptedAgent("slowpoke", [Turn.say("late", delay=30)]), timeout=0.3)
+        agent = harness.export_agent_tool(
+            ScriptedAgent("slowpoke", [Turn.say("late", delay=30)]), timeout=0.3
+        )
         call = ToolCall(_tool_name(harness, agent), {"request": "hurry"})
         t0 = time.monotonic()
         result = run(harness.run([agent], [Turn.call(call), Turn.say("done")]))
@@ -578,9 +690,14 @@ class ContractSuite:
         assert run(main()) >= 0.85, "max_parallel=1 must run the three children one after another"
 
     def test_c12_clones_do_not_share_history(self, harness: Harness) -> None:
-        agent = harness.export_agent_tool(ScriptedAgent("echoer", [Turn.echo()]), return_mode="last")
+        agent = harness.export_agent_tool(
+            ScriptedAgent("echoer", [Turn.echo()]), return_mode="last"
+        )
         name = _tool_name(harness, agent)
-        calls = [ToolCall(name, {"request": "alpha-request"}), ToolCall(name, {"request": "beta-request"})]
+        calls = [
+            ToolCall(name, {"request": "alpha-request"}),
+            ToolCall(name, {"request": "beta-request"}),
+        ]
         result = run(harness.run([agent], [Turn.call(*calls), Turn.say("done")]))
         first, second = (result.result(c.id).text for c in calls)
         assert "alpha-request" in first and "beta-request" not in first

@@ -1,0 +1,193 @@
+"""ToolSpec -> AutoGen 0.7 BaseTool, with every call going through the agent-sdk executor."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from agent_sdk import (
+    ApprovalGate,
+    ApprovalPort,
+    CallContext,
+    ConfigurationError,
+    Executor,
+    HierarchyLimitError,
+    Registry,
+    ToolSpec,
+    bind_call,
+)
+from autogen_core import EVENT_LOGGER_NAME, CancellationToken
+from autogen_core.logging import ToolCallEvent
+from autogen_core.tools import BaseTool, ToolSchema
+from pydantic import BaseModel, ConfigDict
+
+from agent_sdk_autogen._integration import check_framework
+from agent_sdk_autogen._runs import (
+    AutogenToolError,
+    conversation_id,
+    record_tool_error,
+    stop_active_run,
+)
+
+_event_logger = logging.getLogger(EVENT_LOGGER_NAME)
+
+
+class _AnyArguments(BaseModel):
+    """AutoGen wants an args model; the real contract is the spec's schema, checked by the
+    executor (AutoGen itself never validates arguments against a hand-written schema)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def bind_tool_call(call_id: str | None, token: CancellationToken | None) -> CallContext:
+    """The CallContext of a tool call AutoGen is making now (call id + the run's token)."""
+    conversation = conversation_id(token)
+    return bind_call(call_id=call_id, conversation_id=conversation, thread_id=conversation)
+
+
+class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
+    """A ToolSpec as an AutoGen tool.
+
+    The model is told the spec's neutral schema verbatim. ``run_json`` (the only method that
+    sees AutoGen's call id) runs the call through the executor, with the approval gate when
+    one is given. A failed call raises :class:`AutogenToolError`, whose text is the JSON
+    error: AutoGen sets ``is_error=True`` and model adapters forward only the text.
+    """
+
+    component_type = "tool"
+
+    def __init__(self, spec: ToolSpec, *, executor: Executor, gate: ApprovalGate | None) -> None:
+        super().__init__(_AnyArguments, str, spec.name, spec.description)  # type: ignore[arg-type]
+        self._spec = spec
+        self._executor = executor
+        self._gate = gate
+
+    @property
+    def spec(self) -> ToolSpec:
+        return self._spec
+
+    @property
+    def executor(self) -> Executor:
+        return self._executor
+
+    @property
+    def schema(self) -> ToolSchema:
+        # A fresh copy on every read: AutoGen reads it for each model call and tool call,
+        # and a model client must not be able to change what the next one sees.
+        return {
+            "name": self._spec.name,
+            "description": self._spec.description,
+            "parameters": self._spec.json_schema(),  # type: ignore[typeddict-item]
+        }
+
+    def return_value_as_string(self, value: Any) -> str:
+        return value if isinstance(value, str) else str(value)
+
+    async def run(self, args: _AnyArguments, cancellation_token: CancellationToken) -> Any:
+        raise TypeError(
+            f"tool {self.name!r} runs through run_json(args, cancellation_token, call_id), "
+            "which binds the call id and validates against the spec"
+        )
+
+    async def run_json(
+        self,
+        args: Mapping[str, Any],
+        cancellation_token: CancellationToken,
+        call_id: str | None = None,
+    ) -> Any:
+        # Not calling BaseTool.run_json on purpose: it would open AutoGen's own
+        # `execute_tool` span next to the executor's (one call, two spans).
+        ctx = bind_tool_call(call_id, cancellation_token)
+        # AutoGen hands over whatever json.loads gave; anything but an object must be
+        # reported as such, not re-read as JSON text.
+        arguments: Any = dict(args) if isinstance(args, Mapping) else json.dumps(args)
+        try:
+            outcome = await self._executor.run_spec(self._spec, arguments, ctx, gate=self._gate)
+        except HierarchyLimitError as exc:
+            failure = AutogenToolError(
+                exc.to_model_text(), error=exc, call_id=call_id, path=ctx.path
+            )
+            record_tool_error(failure)
+            # The budget is spent: end the run. Without a linked run (autogen_run, or a
+            # sub-agent run by this SDK) AutoGen cannot be stopped from a tool without
+            # hanging, so the model gets the error and every further agent call is refused.
+            stop_active_run(exc)
+            raise failure from exc
+        if outcome.error is not None:
+            failure = AutogenToolError(
+                outcome.text, error=outcome.error, call_id=call_id, path=ctx.path
+            )
+            record_tool_error(failure)
+            raise failure from (outcome.error.cause or outcome.error)
+        if _event_logger.isEnabledFor(logging.INFO):
+            # BaseTool.run_json logs this on success; keep AutoGen's event log complete.
+            _event_logger.info(
+                ToolCallEvent(tool_name=self.name, arguments=_loggable(args), result=outcome.text)
+            )
+        return outcome.text
+
+    def _to_config(self) -> BaseModel:
+        raise NotImplementedError(
+            f"tool {self.name!r} cannot be dumped as an AutoGen component: it holds a Python "
+            "handler, an executor and an approval port. Build it in code with autogen_tool()."
+        )
+
+    def __copy__(self) -> AutogenTool:
+        clone = AutogenTool.__new__(AutogenTool)
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> AutogenTool:
+        # A copy shares the spec, the executor and the gate (and so the gate's tokens):
+        # deep-copying them would split one tool into several with separate state.
+        return self.__copy__()
+
+
+def _loggable(args: Any) -> dict[str, Any]:
+    return dict(args) if isinstance(args, Mapping) else {"arguments": args}
+
+
+def build_tool(
+    spec: ToolSpec,
+    *,
+    executor: Executor | None = None,
+    approval: ApprovalPort | None = None,
+    middleware: Sequence[Any] = (),
+) -> AutogenTool:
+    if not isinstance(spec, ToolSpec):
+        raise ConfigurationError(f"autogen_tool needs a ToolSpec, got {type(spec).__name__}")
+    if middleware:
+        raise ConfigurationError(
+            "AutoGen 0.7 has no tool middleware; use approval= for the approval gate"
+        )
+    gate = ApprovalGate(approval) if approval is not None else None
+    return AutogenTool(spec, executor=executor or Executor(), gate=gate)
+
+
+def autogen_tool(
+    spec: ToolSpec, *, executor: Executor | None = None, approval: ApprovalPort | None = None
+) -> AutogenTool:
+    """``spec`` as an AutoGen 0.7 tool (a BaseTool for ``AssistantAgent(tools=[...])``).
+
+    ``executor`` runs the calls (default: a new Executor, whose port decides confirm calls:
+    none means denied). ``approval`` is a port asked once per confirm call before it runs;
+    the call then carries a one-use token the executor accepts.
+    """
+    check_framework()
+    return build_tool(spec, executor=executor, approval=approval)
+
+
+def autogen_tools(
+    registry: Registry | Iterable[ToolSpec],
+    *,
+    executor: Executor | None = None,
+    approval: ApprovalPort | None = None,
+) -> list[AutogenTool]:
+    """Every spec of ``registry`` as an AutoGen tool, sharing one executor."""
+    check_framework()
+    specs = list(registry)
+    if executor is None:
+        executor = Executor(registry) if isinstance(registry, Registry) else Executor()
+    return [build_tool(spec, executor=executor, approval=approval) for spec in specs]

@@ -1,0 +1,211 @@
+"""The contract-kit harness for AutoGen 0.7, and a scripted model client.
+
+Every run goes through a real ``AssistantAgent`` whose model is a
+``ReplayChatCompletionClient`` (AutoGen's own test client) playing the kit's turns. Works
+outside pytest (``agent-sdk demo`` loads :class:`AutogenHarness`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_sdk import ApprovalPort, Executor, ToolSpec
+from agent_sdk.extraction import ReturnMode
+from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.messages import TextMessage, ToolCallExecutionEvent
+from autogen_core import CancellationToken, FunctionCall
+from autogen_core.models import (
+    CreateResult,
+    LLMMessage,
+    ModelFamily,
+    ModelInfo,
+    RequestUsage,
+    SystemMessage,
+)
+from autogen_core.tools import Tool, ToolSchema
+from autogen_ext.models.replay import ReplayChatCompletionClient
+
+from agent_sdk_autogen._agents import autogen_agent_tool
+from agent_sdk_autogen._runs import AutogenToolError, autogen_run, collect_tool_errors
+from agent_sdk_autogen._runs import conversation_id as _conversation_id
+from agent_sdk_autogen._tools import autogen_tool
+
+FUNCTION_CALLING = ModelInfo(
+    vision=False,
+    function_calling=True,
+    json_output=True,
+    family=ModelFamily.UNKNOWN,
+    structured_output=True,
+)
+
+
+def _to_completion(turn: Turn) -> str | CreateResult:
+    if not turn.calls:
+        return turn.text or ""
+    calls = [
+        FunctionCall(
+            id=call.id,
+            name=call.name,
+            arguments=call.arguments
+            if isinstance(call.arguments, str)
+            else json.dumps(dict(call.arguments)),
+        )
+        for call in turn.calls
+    ]
+    return CreateResult(
+        finish_reason="function_calls",
+        content=calls,
+        usage=RequestUsage(prompt_tokens=0, completion_tokens=0),
+        cached=False,
+        thought=turn.text,  # AutoGen's place for text sent along with tool calls
+    )
+
+
+def _text_of(message: LLMMessage) -> str:
+    content: Any = message.content
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(getattr(part, "content", str(part)) for part in content)
+    return str(content)
+
+
+class ScriptedChatCompletionClient(ReplayChatCompletionClient):
+    """ReplayChatCompletionClient playing kit :class:`Turn`s: several tool calls per turn,
+    text with calls (as ``thought``), a delay before answering (linked to the cancellation
+    token like a real client), and :data:`ECHO` turns."""
+
+    def __init__(self, turns: Sequence[Turn], *, model_info: ModelInfo | None = None) -> None:
+        self.turns = list(turns)
+        super().__init__(
+            [_to_completion(t) for t in self.turns], model_info=model_info or FUNCTION_CALLING
+        )
+
+    async def create(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = (),
+        cancellation_token: CancellationToken | None = None,
+        **kwargs: Any,
+    ) -> CreateResult:
+        index = self._current_index
+        if index < len(self.turns):
+            turn = self.turns[index]
+            if turn.delay:
+                wait = asyncio.ensure_future(asyncio.sleep(turn.delay))
+                if cancellation_token is not None:
+                    cancellation_token.link_future(wait)
+                await wait
+            if turn.text == ECHO and not turn.calls:
+                self.chat_completions[index] = "\n".join(
+                    _text_of(m) for m in messages if not isinstance(m, SystemMessage)
+                )
+        return await super().create(
+            messages, tools=list(tools), cancellation_token=cancellation_token, **kwargs
+        )
+
+
+def scripted_agent(
+    name: str,
+    turns: Sequence[Turn],
+    *,
+    tools: Sequence[Any] = (),
+    description: str = "a scripted agent",
+    **options: Any,
+) -> AssistantAgent:
+    """An AssistantAgent whose model plays ``turns``; it may use every turn (tool rounds)."""
+    return AssistantAgent(
+        name,
+        ScriptedChatCompletionClient(turns),
+        tools=list(tools) or None,
+        description=description,
+        system_message="You are a scripted test agent.",
+        max_tool_iterations=max(1, len(turns)),
+        **options,
+    )
+
+
+class AutogenHarness(Harness):
+    """Drives AutoGen 0.7 for the contract kit.
+
+    The orchestrator is an AssistantAgent run through :func:`autogen_run`; the run id the
+    kit sees is the conversation id of the run's CancellationToken. AutoGen keeps no tool
+    exception, so the harness collects them with :func:`collect_tool_errors`.
+    """
+
+    integration = "autogen"
+    parallel = True  # AssistantAgent gathers the calls of one turn
+    error_flag = True  # FunctionExecutionResult.is_error
+    text_with_calls = True  # CreateResult.thought -> ThoughtEvent
+    schema_adjustments = "none: AutoGen hands the tool's schema to the model client verbatim"
+
+    def export_tool(
+        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
+    ) -> Any:
+        return autogen_tool(spec, executor=executor, approval=approval)
+
+    def advertised(self, tool: Any) -> dict[str, Any]:
+        schema: Mapping[str, Any] = tool.schema
+        return {
+            "name": schema["name"],
+            "description": schema.get("description", ""),
+            "parameters": schema.get("parameters", {}),
+        }
+
+    def export_agent_tool(
+        self,
+        agent: ScriptedAgent,
+        *,
+        return_mode: ReturnMode = "last",
+        timeout: float | None = None,
+        input_schema: Any = None,
+    ) -> Any:
+        def build() -> AssistantAgent:
+            # A new model client per call: the kit's child plays its turns from the first
+            # one on every call.
+            return scripted_agent(
+                agent.name, agent.turns, tools=agent.tools, description=agent.description
+            )
+
+        return autogen_agent_tool(
+            build,
+            name=agent.name,
+            description=agent.description,
+            return_mode=return_mode,
+            timeout=timeout,
+            input_schema=input_schema,
+        )
+
+    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
+        orchestrator = scripted_agent("orchestrator", turns, tools=tools)
+        token = CancellationToken()
+        with collect_tool_errors() as errors:
+            result = await autogen_run(orchestrator, task="start", cancellation_token=token)
+        seen: list[SeenResult] = []
+        for message in result.messages:
+            if isinstance(message, ToolCallExecutionEvent):
+                seen.extend(
+                    SeenResult(r.call_id, r.name, r.content, r.is_error) for r in message.content
+                )
+        last = result.messages[-1] if result.messages else None
+        final = last.content if isinstance(last, TextMessage) else None
+        conversation = _conversation_id(token)
+        exceptions: list[BaseException] = [
+            e for e in errors if isinstance(e, AutogenToolError) and not e.path
+        ]
+        return RunResult(
+            results=seen,
+            final_text=final,
+            run_id=conversation,
+            thread_id=conversation,
+            exceptions=exceptions,
+            events=list(result.messages),
+        )
+
+
+__all__ = ["FUNCTION_CALLING", "AutogenHarness", "ScriptedChatCompletionClient", "scripted_agent"]

@@ -1,0 +1,224 @@
+"""A fast-agent agent exposed as a tool: a fresh detached clone per call, under the core's
+guards (depth, recursion, budget, timeout, parallelism), extraction and spans."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from fast_agent.agents.tool_runner import ToolRunnerHooks
+from fast_agent.agents.workflow.agents_as_tools_agent import HistoryMergeTarget, HistorySource
+from fast_agent.mcp.prompt import Prompt
+from opentelemetry import trace
+from pydantic import BaseModel
+
+from agent_sdk import (
+    AgentResponse,
+    ApprovalPort,
+    CallContext,
+    ConfigurationError,
+    Executor,
+    Message,
+    Usage,
+    agent_tool,
+)
+from agent_sdk.extraction import ReturnMode
+
+from ._context import Conversation, RunControl, current_conversation, new_conversation_id, use_conversation
+from ._runs import display_scope, install_hooks, stop_check
+from ._tools import AgentSDKTool, _check_framework, build_tool
+
+HistoryMode = Literal["scratch", "fork", "fork_and_merge"]
+
+# Our history modes on fast-agent 0.10's Agents-as-Tools settings (history_source,
+# history_merge_target); "child" is the template agent the clones are made from.
+HISTORY_MODES: dict[str, tuple[HistorySource, HistoryMergeTarget]] = {
+    "scratch": (HistorySource.NONE, HistoryMergeTarget.NONE),
+    "fork": (HistorySource.CHILD, HistoryMergeTarget.NONE),
+    "fork_and_merge": (HistorySource.CHILD, HistoryMergeTarget.CHILD),
+}
+
+_instances: weakref.WeakKeyDictionary[Any, itertools.count[int]] = weakref.WeakKeyDictionary()
+_merge_locks: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def _text(message: Any) -> str:
+    return "".join(
+        getattr(block, "text", "") for block in (message.content or []) if getattr(block, "type", None) == "text"
+    )
+
+
+def _messages(turn: list[Any]) -> list[Message]:
+    """fast-agent messages as neutral ones; tool results become role "tool"."""
+    out: list[Message] = []
+    for message in turn:
+        if message.tool_results:
+            for result in message.tool_results.values():
+                out.append(Message("tool", _text(result)))
+            continue
+        out.append(Message(message.role, _text(message)))
+    return out
+
+
+class _Meter:
+    """Counts the child's model calls and the characters sent to its model."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.model_calls = 0
+        self.input_chars = 0
+
+    async def before_llm_call(self, runner: Any, delta: list[Any]) -> None:
+        self.model_calls += 1
+        use_history = getattr(getattr(self.agent, "config", None), "use_history", True)
+        sent = [*self.agent.message_history, *delta] if use_history else list(delta)
+        instruction = getattr(self.agent, "instruction", None) or ""
+        self.input_chars += len(instruction) + sum(len(m.all_text() or "") for m in sent)
+
+
+def _usage(clone: Any, meter: _Meter) -> Usage:
+    accumulator = getattr(clone, "usage_accumulator", None)
+    turns = list(getattr(accumulator, "turns", None) or [])
+    return Usage(
+        input_tokens=sum(t.prompt.total or 0 for t in turns),
+        output_tokens=sum(t.completion.total or 0 for t in turns),
+        model_calls=max(meter.model_calls, len(turns)),
+        input_chars=meter.input_chars,
+    )
+
+
+def fast_agent_agent_tool(
+    agent: Any,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    return_mode: ReturnMode = "last",
+    timeout: float | None = None,
+    history: HistoryMode = "scratch",
+    input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
+    output_model: type[BaseModel] | None = None,
+    executor: Executor | None = None,
+    approval: ApprovalPort | None = None,
+    confirm: bool | Callable[[BaseModel], bool] = False,
+    display: bool = False,
+) -> AgentSDKTool:
+    """A fast-agent agent as a tool for another agent (add it with ``add_tool``/``instrument``).
+
+    ``agent`` is the template: each call runs a fresh detached clone of it
+    (``spawn_detached_instance``, named ``<agent>[n]``) on its own conversation, so parallel
+    calls never share history. ``agent`` may also be a function returning the agent (agents
+    of a ``FastAgent`` app exist only inside ``fast.run()``); then give ``name``.
+
+    - ``history``: ``scratch`` (empty history, default), ``fork`` (starts from the template's
+      history) or ``fork_and_merge`` (and appends its new messages to the template's), as
+      fast-agent's history_source/history_merge_target none/none, child/none, child/child.
+    - ``return_mode``: ``last``, ``all``, ``json`` or a function of the AgentResponse;
+      ``output_model`` makes the child answer with fast-agent's ``structured()`` (for json).
+    - ``timeout``: seconds; the child runs in its own task and a late child gives kind
+      ``tool-timeout`` (fast-agent's own ``child_timeout_sec`` leaks CancelledError in 0.10).
+    - depth, recursion, budget and max_parallel come from the active ``run_scope``'s limits.
+
+    The clone's usage is merged into the template (as fast-agent does) and charged to the
+    run's cost report and model-call budget.
+    """
+    _check_framework()
+    if history not in HISTORY_MODES:
+        raise ConfigurationError(
+            f"history must be one of {', '.join(HISTORY_MODES)}, not {history!r}"
+        )
+    if output_model is not None and not (
+        isinstance(output_model, type) and issubclass(output_model, BaseModel)
+    ):
+        raise ConfigurationError("output_model must be a pydantic BaseModel subclass")
+    if callable(agent) and not hasattr(agent, "spawn_detached_instance"):
+        resolve: Callable[[], Any] = agent
+        if not name:
+            raise ConfigurationError("give name= when agent is a function returning the agent")
+        tool_name = name
+        tool_description = description or f"Send a request to the {name} agent."
+    else:
+        if not hasattr(agent, "spawn_detached_instance"):
+            raise ConfigurationError(
+                f"{type(agent).__name__} is not a fast-agent agent (no spawn_detached_instance)"
+            )
+
+        def resolve() -> Any:
+            return agent
+
+        tool_name = name or agent.name
+        config = getattr(agent, "config", None)
+        tool_description = (
+            description
+            or getattr(config, "description", None)
+            or getattr(agent, "instruction", None)
+            or f"Send a request to the {tool_name} agent."
+        )
+    source, target = HISTORY_MODES[history]
+
+    async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
+        template = resolve()
+        counter = _instances.setdefault(template, itertools.count(1))
+        clone = await template.spawn_detached_instance(name=f"{template.name}[{next(counter)}]")
+        try:
+            base = list(template.message_history) if source is HistorySource.CHILD else []
+            clone.load_message_history(base)
+            meter = _Meter(clone)
+            install_hooks(clone, ToolRunnerHooks(before_llm_call=_both(stop_check, meter.before_llm_call)))
+            parent = current_conversation()
+            conv = Conversation(
+                new_conversation_id(), clone.name, parent.control if parent else RunControl()
+            )
+            span = trace.get_current_span()
+            if span.is_recording():
+                span.set_attribute("agent_sdk.fast_agent.instance", clone.name)
+            prompt = request if isinstance(request, str) else json.dumps(request, sort_keys=True)
+            structured: Any = None
+            with use_conversation(conv), display_scope(display):
+                if output_model is not None:
+                    structured, response = await clone.structured([Prompt.user(prompt)], output_model)
+                else:
+                    response = await clone.generate([Prompt.user(prompt)])
+            if conv.control.stop is not None:
+                raise conv.control.stop
+            turn = list(getattr(clone, "last_turn_messages", None) or []) or [
+                *clone.message_history[len(base) :]
+            ]
+            usage = _usage(clone, meter)
+            template.merge_usage_from(clone)
+            if target is HistoryMergeTarget.CHILD:
+                lock = _merge_locks.setdefault(template, asyncio.Lock())
+                async with lock:
+                    template.append_history(clone.message_history[len(base) :])
+            return AgentResponse(
+                messages=_messages(turn), structured=structured, usage=usage, raw=response
+            )
+        finally:
+            # Shielded: after a timeout fast-agent re-cancels the task once more, which
+            # would otherwise cut the clone's shutdown short.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(clone.shutdown())
+
+    spec = agent_tool(
+        invoke,
+        name=tool_name,
+        description=tool_description,
+        input_schema=input_schema,
+        return_mode=return_mode,
+        timeout=timeout,
+        provider="fast-agent",
+        confirm=confirm,
+    )
+    return build_tool(spec, executor=executor, approval=approval)
+
+
+def _both(first: Callable[..., Any], second: Callable[..., Any]) -> Callable[..., Any]:
+    async def run(runner: Any, payload: Any) -> None:
+        await first(runner, payload)
+        await second(runner, payload)
+
+    return run

@@ -1,0 +1,88 @@
+"""The plugin: the Integration and the agent-sdk hook implementations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fast_agent.tools.invocation_context import (
+    AgentToolInvocationContext,
+    LocalToolInvocationContext,
+    get_local_tool_invocation_context,
+)
+
+from agent_sdk import ApprovalPort, CallContext, Executor, Integration, ToolSpec, hookimpl
+
+from ._context import bind_tool_call
+from ._runs import ToolGate
+from ._tools import build_tool
+
+NAME = "fast-agent"
+SUPPORTED = ">=0.10,<0.11"
+
+
+def _native_approval(port: ApprovalPort) -> ToolGate:
+    return ToolGate(port)
+
+
+INTEGRATION = Integration(
+    name=NAME,
+    distribution="agent-sdk-fast-agent",
+    framework="fast-agent-mcp",
+    supported=SUPPORTED,
+    aliases=("fast_agent", "fast-agent-mcp"),
+    native_approval=_native_approval,
+    harness="agent_sdk_fast_agent.testing:FastAgentHarness",
+)
+
+
+def bind_context(event: Any = None) -> CallContext:
+    """The CallContext of a fast-agent tool call.
+
+    ``event`` is fast-agent's ``LocalToolInvocationContext`` (None: the current one) or
+    ``AgentToolInvocationContext``, or a ``tool_use_id`` string. The call id is the
+    ``tool_use_id``; the conversation id is the one an instrumented agent minted for the
+    running top-level generate (see ``conversation``).
+    """
+    if event is None:
+        event = get_local_tool_invocation_context()
+    if isinstance(event, (LocalToolInvocationContext, AgentToolInvocationContext)):
+        return bind_tool_call(event.tool_use_id)
+    if isinstance(event, str) or event is None:
+        return bind_tool_call(event)
+    raise TypeError(f"cannot bind a fast-agent context from {type(event).__name__}")
+
+
+@hookimpl
+def agent_sdk_integrations() -> Sequence[Integration]:
+    return [INTEGRATION]
+
+
+@hookimpl
+def agent_sdk_export_tool(
+    integration: str,
+    spec: ToolSpec,
+    executor: Executor,
+    approval: ApprovalPort | None,
+    middleware: Sequence[Any],
+) -> Any:
+    if integration not in INTEGRATION.names:
+        return None
+    if middleware:
+        from agent_sdk import ConfigurationError
+
+        raise ConfigurationError(
+            "fast-agent tools take no middleware; use instrument(agent, gate=...) or "
+            "tool_runner_hooks"
+        )
+    return build_tool(spec, executor=executor, approval=approval)
+
+
+@hookimpl
+def agent_sdk_bind_context(integration: str, event: Any) -> CallContext | None:
+    if integration not in INTEGRATION.names:
+        return None
+    try:
+        return bind_context(event)
+    except TypeError:
+        return None

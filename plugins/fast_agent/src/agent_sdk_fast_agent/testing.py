@@ -1,0 +1,240 @@
+"""The contract-kit harness for fast-agent, and the scripted model it uses.
+
+Everything runs through real fast-agent agents of a ``FastAgent`` app in library mode
+(``parse_cli_args=False, quiet=True, isolated=True``, retries off, no config file) whose
+model is :class:`ScriptedLLM`, registered in fast-agent's ``ModelFactory`` as
+``fast-agent.agent-sdk-scripted``. Works outside pytest too (``agent-sdk demo``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fast_agent import FastAgent
+from fast_agent.llm.internal.passthrough import PassthroughLLM
+from fast_agent.llm.model_factory import ModelFactory
+from fast_agent.llm.provider_types import Provider
+from fast_agent.llm.usage_tracking import (
+    CompletionTokenUsage,
+    PromptTokenUsage,
+    TurnUsage,
+    UsageSchema,
+)
+from fast_agent.mcp.prompt import Prompt
+from fast_agent.types.llm_stop_reason import LlmStopReason
+from mcp import CallToolRequest
+from mcp_types import CallToolRequestParams
+
+from agent_sdk import ApprovalPort, Executor, ToolSpec
+from agent_sdk.extraction import ReturnMode
+from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
+
+from ._agents import fast_agent_agent_tool
+from ._context import conversation
+from ._runs import instrument
+from ._tools import fast_agent_tool, tool_exception
+
+SCRIPTED_MODEL = "fast-agent.agent-sdk-scripted"
+ORCHESTRATOR = "orchestrator"
+
+_scripts: contextvars.ContextVar[Mapping[str, Sequence[Turn]]] = contextvars.ContextVar(
+    "agent_sdk_fast_agent_scripts", default={}
+)
+_INSTANCE = re.compile(r"\[[^\]]*\]$")
+
+
+def _text(message: Any) -> str:
+    return "".join(
+        getattr(b, "text", "") for b in (message.content or []) if getattr(b, "type", None) == "text"
+    )
+
+
+def _request(call: ToolCall) -> CallToolRequest:
+    arguments: Any = call.arguments
+    if isinstance(arguments, str):
+        # Provider adapters parse the model's JSON text into the arguments dict (OpenAI's
+        # uses pydantic's from_json). Text that is not a JSON object is passed on as it
+        # came, as an adapter that does not parse would; the framework's own types would
+        # refuse it, hence model_construct.
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            arguments = parsed
+        else:
+            params = CallToolRequestParams.model_construct(name=call.name, arguments=arguments)
+            return CallToolRequest(method="tools/call", params=params)
+    return CallToolRequest(
+        method="tools/call", params=CallToolRequestParams(name=call.name, arguments=dict(arguments))
+    )
+
+
+class ScriptedLLM(PassthroughLLM):
+    """A deterministic model: plays the :class:`Turn` script of its agent, from the first
+    turn on for every instance (so every clone starts over), and reports usage (tokens =
+    characters) like a provider would."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._agent_sdk_turn = 0
+
+    async def _apply_prompt_provider_specific(
+        self,
+        multipart_messages: list[Any],
+        request_params: Any = None,
+        tools: Any = None,
+        is_template: bool = False,
+    ) -> Any:
+        script = _scripts.get().get(_INSTANCE.sub("", self.name or ""), ())
+        index = self._agent_sdk_turn
+        self._agent_sdk_turn += 1
+        turn = script[index] if index < len(script) else Turn.say("")
+        if turn.delay:
+            await asyncio.sleep(turn.delay)
+        sent = [m for m in multipart_messages if m.role != "system"]
+        text = turn.text
+        if text == ECHO:
+            text = "\n".join(_text(m) for m in sent)
+        calls = {c.id: _request(c) for c in turn.calls}
+        self.usage_accumulator.add_turn(
+            TurnUsage(
+                provider=Provider.FAST_AGENT,
+                usage_schema=UsageSchema.OPENAI_CHAT,
+                model="agent-sdk-scripted",
+                prompt=PromptTokenUsage(total=sum(len(_text(m)) for m in sent)),
+                completion=CompletionTokenUsage(total=len(text or "")),
+            )
+        )
+        return Prompt.assistant(
+            *([text] if text else []),
+            tool_calls=calls or None,
+            stop_reason=LlmStopReason.TOOL_USE if calls else LlmStopReason.END_TURN,
+        )
+
+
+def register_scripted_model() -> None:
+    """Register :class:`ScriptedLLM` as ``fast-agent.agent-sdk-scripted`` (idempotent)."""
+    ModelFactory.MODEL_SPECIFIC_CLASSES["agent-sdk-scripted"] = ScriptedLLM
+
+
+def library_app(name: str) -> FastAgent:
+    """A FastAgent app for library use: no argv parsing, no console output, no files, no
+    config file, fast-agent's own OTel off, no LLM retries."""
+    fast = FastAgent(name, parse_cli_args=False, quiet=True, isolated=True)
+    fast._settings.llm_retries = 0
+    return fast
+
+
+@dataclass
+class _Child:
+    internal: str
+    agent: ScriptedAgent
+
+
+class FastAgentHarness(Harness):
+    """Drives fast-agent for the contract kit. Each ``run`` builds a FastAgent app with the
+    orchestrator and every child exported so far (agents exist only inside ``fast.run()``,
+    so agent tools resolve their template lazily)."""
+
+    integration = "fast-agent"
+    parallel = True
+    error_flag = True
+    text_with_calls = True
+    schema_adjustments = ""
+
+    def __init__(self) -> None:
+        register_scripted_model()
+        self._children: list[_Child] = []
+        self._app: Any = None
+
+    def export_tool(
+        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
+    ) -> Any:
+        return fast_agent_tool(spec, executor=executor, approval=approval)
+
+    def advertised(self, tool: Any) -> dict[str, Any]:
+        # What ToolAgent.add_tool hands the model: Tool(name, description, input_schema).
+        return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+    def export_agent_tool(
+        self,
+        agent: ScriptedAgent,
+        *,
+        return_mode: ReturnMode = "last",
+        timeout: float | None = None,
+        input_schema: Any = None,
+    ) -> Any:
+        taken = {c.internal for c in self._children} | {ORCHESTRATOR}
+        internal, n = agent.name, 1
+        while internal in taken:
+            n += 1
+            internal = f"{agent.name}_{n}"
+        self._children.append(_Child(internal, agent))
+        return fast_agent_agent_tool(
+            lambda: self._app[internal],
+            name=agent.name,
+            description=agent.description,
+            return_mode=return_mode,
+            timeout=timeout,
+            input_schema=input_schema,
+        )
+
+    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
+        fast = library_app("agent-sdk-contract")
+        for name in [ORCHESTRATOR, *(c.internal for c in self._children)]:
+            fast.agent(name=name, instruction="You are a scripted test agent.", model=SCRIPTED_MODEL)(
+                _declaration()
+            )
+        scripts = {ORCHESTRATOR: list(turns), **{c.internal: list(c.agent.turns) for c in self._children}}
+        token = _scripts.set(scripts)
+        try:
+            async with fast.run() as app:
+                self._app = app
+                for child in self._children:
+                    for tool in child.agent.tools:
+                        app[child.internal].add_tool(tool)
+                orchestrator = instrument(app[ORCHESTRATOR], tools=tools)
+                with conversation() as conv:
+                    reply = await orchestrator.generate("start")
+                return _result(orchestrator, reply, conv.id)
+        finally:
+            self._app = None
+            _scripts.reset(token)
+
+
+def _declaration() -> Any:
+    async def agent() -> None:
+        return None
+
+    return agent
+
+
+def _result(agent: Any, reply: Any, conversation_id: str) -> RunResult:
+    turn = list(agent.last_turn_messages)
+    names: dict[str, str] = {}
+    results: list[SeenResult] = []
+    for message in turn:
+        for call_id, call in (message.tool_calls or {}).items():
+            names[call_id] = call.params.name
+        for call_id, result in (message.tool_results or {}).items():
+            results.append(SeenResult(call_id, names.get(call_id), _text(result), bool(result.is_error)))
+    exceptions = [e for r in results if r.call_id and (e := tool_exception(r.call_id)) is not None]
+    final = _text(reply) if reply.role == "assistant" else None
+    return RunResult(
+        results=results,
+        final_text=final,
+        run_id=conversation_id,
+        thread_id=conversation_id,
+        exceptions=exceptions,
+        events=turn,
+    )
+
+
+__all__ = ["SCRIPTED_MODEL", "FastAgentHarness", "ScriptedLLM", "library_app", "register_scripted_model"]

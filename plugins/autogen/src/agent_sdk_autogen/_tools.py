@@ -57,6 +57,7 @@ class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
     """
 
     component_type = "tool"
+    component_provider_override = "agent_sdk_autogen.AutogenTool"
 
     def __init__(self, spec: ToolSpec, *, executor: Executor, gate: ApprovalGate | None) -> None:
         super().__init__(_AnyArguments, str, spec.name, spec.description)  # type: ignore[arg-type]

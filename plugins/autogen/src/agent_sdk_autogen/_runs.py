@@ -175,9 +175,13 @@ async def run_linked(
     task = loop.create_task(linked())
     token.add_callback(_canceller(loop, task))
     try:
-        result = await task
+        # Shielded: when the caller is cancelled, the token is cancelled first (so the tool
+        # calls AutoGen would leave running stop with the run), then the run is awaited.
+        result = await asyncio.shield(task)
     except BaseException as exc:
         token.cancel()
+        if not task.done():
+            await asyncio.wait({task})
         if link.stop_error is not None and not _cancelling() and exc is not link.stop_error:
             raise link.stop_error from (None if isinstance(exc, asyncio.CancelledError) else exc)
         raise

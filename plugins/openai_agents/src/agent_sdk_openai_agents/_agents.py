@@ -1,0 +1,232 @@
+"""An Agents SDK agent exposed as a tool, through agent-sdk's neutral ``agent_tool``."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agents import Agent, RunConfig, Runner
+from agents.agent_tool_state import (
+    get_agent_tool_resume_state,
+    get_agent_tool_state_scope,
+    peek_agent_tool_run_result,
+    record_agent_tool_resume_state,
+    record_agent_tool_run_result,
+)
+from agents.items import ItemHelpers, MessageOutputItem, ToolCallOutputItem
+from agents.run_config import CallModelData, ModelInputData
+from agents.run_state import RunState
+from pydantic import BaseModel
+
+from agent_sdk import (
+    AgentResponse,
+    CallContext,
+    ConfigurationError,
+    Executor,
+    Message,
+    Usage,
+    agent_tool,
+)
+from agent_sdk.extraction import ReturnMode
+
+from agent_sdk_openai_agents._tools import build_tool, current_tool_context, pending_error
+
+_APPROVAL_ID = re.compile(r"\bapr_[0-9a-f]+\b")
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _pending_ids_in_outputs(items: list[Any]) -> list[str]:
+    """Approval ids of child tool results that are approval-pending errors (also those a
+    host answered with the pending message instead of waiting)."""
+    found: list[str] = []
+    for item in items:
+        if not isinstance(item, ToolCallOutputItem) or not isinstance(item.output, str):
+            continue
+        try:
+            value = json.loads(item.output)
+        except ValueError:
+            continue
+        error = value.get("error") if isinstance(value, dict) else None
+        if isinstance(error, dict) and error.get("kind") == "approval-pending":
+            for approval_id in _APPROVAL_ID.findall(str(error.get("message", ""))):
+                if approval_id not in found:
+                    found.append(approval_id)
+    return found
+
+
+def _interruption_ids(interruptions: list[Any]) -> list[str]:
+    ids = []
+    for item in interruptions:
+        error = pending_error(getattr(item, "call_id", None))
+        if error is not None and error.approval_id:
+            ids.append(error.approval_id)
+        else:  # a native SDK approval (needs_approval=True on a plain tool): no apr_ id
+            ids.append(f"openai-agents:{item.tool_name}:{getattr(item, 'call_id', '?')}")
+    return ids
+
+
+def _undecided(state: RunState[Any, Any], interruptions: list[Any]) -> bool:
+    context = getattr(state, "_context", None)
+    if context is None:
+        return True
+    for item in interruptions:
+        status = context.get_approval_status(
+            item.tool_name or "", getattr(item, "call_id", "") or "", existing_pending=item
+        )
+        if status is not None:
+            return False
+    return True
+
+
+def _counting_config(base: RunConfig | None, counter: list[int]) -> RunConfig:
+    """``base`` with a model-input filter that counts the characters sent to the model."""
+    config = base or RunConfig()
+    previous = config.call_model_input_filter
+
+    async def count(data: CallModelData[Any]) -> ModelInputData:
+        result = data.model_data
+        if previous is not None:
+            maybe = previous(data)
+            result = await maybe if inspect.isawaitable(maybe) else maybe
+        counter[0] += len(result.instructions or "")
+        counter[0] += len(json.dumps(result.input, ensure_ascii=False, default=str))
+        return result
+
+    return dataclasses.replace(config, call_model_input_filter=count)
+
+
+def _response(result: Any, prompt: str | None, usage: Usage) -> AgentResponse:
+    messages: list[Message] = []
+    if prompt is not None:
+        messages.append(Message("user", prompt))
+    for item in getattr(result, "new_items", []) or []:
+        if isinstance(item, MessageOutputItem):
+            messages.append(Message("assistant", ItemHelpers.text_message_output(item)))
+        elif isinstance(item, ToolCallOutputItem):
+            messages.append(Message("tool", _text(item.output)))
+    final = getattr(result, "final_output", None)
+    structured = final if final is not None and not isinstance(final, str) else None
+    pending = _pending_ids_in_outputs(list(getattr(result, "new_items", []) or []))
+    interruptions = list(getattr(result, "interruptions", []) or [])
+    for approval_id in _interruption_ids(interruptions):
+        if approval_id not in pending:
+            pending.append(approval_id)
+    return AgentResponse(
+        messages=messages, structured=structured, usage=usage, pending_approvals=pending, raw=result
+    )
+
+
+def _usage_of(result: Any, before: Any = None) -> Usage:
+    usage = getattr(getattr(result, "context_wrapper", None), "usage", None)
+    if usage is None:
+        return Usage()
+    calls = usage.requests - (before.requests if before is not None else 0)
+    tokens_in = usage.input_tokens - (before.input_tokens if before is not None else 0)
+    tokens_out = usage.output_tokens - (before.output_tokens if before is not None else 0)
+    return Usage(input_tokens=tokens_in, output_tokens=tokens_out, model_calls=calls)
+
+
+def build_agent_tool(
+    agent: Agent[Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    return_mode: ReturnMode = "last",
+    timeout: float | None = None,
+    input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
+    max_turns: int | None = None,
+    run_config: RunConfig | None = None,
+    executor: Executor | None = None,
+) -> Any:
+    if not isinstance(agent, Agent):
+        raise ConfigurationError(
+            f"openai_agents_agent_tool needs an agents.Agent, got {type(agent).__name__}"
+        )
+    tool_name = name or _tool_name(agent.name)
+    tool_description = description or agent.handoff_description or f"Ask the {agent.name} agent."
+
+    async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
+        parent = current_tool_context.get()
+        tool_call = getattr(parent, "tool_call", None) if parent is not None else None
+        scope = get_agent_tool_state_scope(parent) if parent is not None else None
+        app_context = parent.context if parent is not None else None
+        config = run_config
+        if config is None and parent is not None:
+            config = parent.run_config  # the SDK's own as_tool inherits it the same way
+        resume: RunState[Any, Any] | None = None
+        if tool_call is not None:
+            pending = peek_agent_tool_run_result(tool_call, scope_id=scope)
+            resume = get_agent_tool_resume_state(pending)
+            interruptions = list(getattr(pending, "interruptions", []) or [])
+            if resume is None and interruptions:
+                state = pending.to_state()  # type: ignore[union-attr]
+                if _undecided(state, interruptions):
+                    # The host has not decided yet: the parent stays interrupted.
+                    return _response(pending, None, Usage())
+                resume = state
+                record_agent_tool_resume_state(
+                    tool_call, resume, scope_id=scope, approval_items=interruptions
+                )
+        counter = [0]
+        config = _counting_config(config, counter)
+        if resume is not None:
+            before = dataclasses.replace(resume._context.usage) if resume._context else None
+            # The restored state holds a copy of the app context: run with the live one.
+            result = await Runner.run(
+                agent, resume, context=app_context, run_config=config, max_turns=_turns(max_turns)
+            )
+            prompt = None
+        else:
+            before = None
+            prompt = request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
+            child = agent.clone()  # a fresh child per call: parallel calls share nothing
+            result = await Runner.run(
+                child, prompt, context=app_context, run_config=config, max_turns=_turns(max_turns)
+            )
+        if result.interruptions and tool_call is not None:
+            # Child approvals surface in the parent's interruptions (the SDK's nested-run
+            # bookkeeping, as Agent.as_tool uses it); approving them there resumes the child.
+            record_agent_tool_run_result(tool_call, result, scope_id=scope)
+        usage = _usage_of(result, before)
+        usage.input_chars = counter[0]
+        return _response(result, prompt, usage)
+
+    spec = agent_tool(
+        invoke,
+        name=tool_name,
+        description=tool_description,
+        input_schema=input_schema,
+        return_mode=return_mode,
+        timeout=timeout,
+        provider="openai",
+    )
+    tool = build_tool(spec, executor=executor)
+    # Let the SDK restore this tool's nested run state after a RunState round trip.
+    tool._is_agent_tool = True
+    tool._agent_instance = agent
+    return tool
+
+
+def _turns(max_turns: int | None) -> int:
+    from agents.run import DEFAULT_MAX_TURNS
+
+    return max_turns if max_turns is not None else DEFAULT_MAX_TURNS
+
+
+def _tool_name(agent_name: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "_", agent_name.strip()).strip("_").lower()
+    return (cleaned or "agent")[:64]

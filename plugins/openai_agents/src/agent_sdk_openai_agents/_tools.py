@@ -1,0 +1,278 @@
+"""ToolSpec -> agents.FunctionTool, with every call going through the agent-sdk executor."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents import FunctionTool, RunContextWrapper
+from agents.tool import FunctionToolCustomDataContext
+from agents.tool_context import ToolContext
+from agents.tracing import SpanError, get_current_span
+
+from agent_sdk import (
+    ApprovalGate,
+    ApprovalPort,
+    ApprovalToken,
+    CallContext,
+    ConfigurationError,
+    ErrorKind,
+    Executor,
+    HierarchyLimitError,
+    Registry,
+    ToolError,
+    ToolSpec,
+)
+from agent_sdk.executor import safe_message
+
+from agent_sdk_openai_agents import _tracing
+from agent_sdk_openai_agents._context import bind_tool_context
+from agent_sdk_openai_agents._schema import ExportedSchema, export_schema
+
+ERROR_DATA_KEY = "agent_sdk"
+"""Key of the tool output item's ``custom_data`` entry describing a failed call."""
+
+_ERROR_ATTR = "_agent_sdk_error"
+
+# The ToolContext of the tool call running now (agent tools read it to find their nested run).
+current_tool_context: contextvars.ContextVar[ToolContext[Any] | None] = contextvars.ContextVar(
+    "agent_sdk_openai_agents_tool_context", default=None
+)
+
+# Approval-pending errors by call id, for hosts that report them (see testing.py).
+_pending: dict[str, ToolError] = {}
+_pending_lock = threading.Lock()
+
+
+def pending_error(call_id: str | None) -> ToolError | None:
+    """The approval-pending error our policy raised for ``call_id``, if any."""
+    with _pending_lock:
+        return _pending.get(call_id or "")
+
+
+def _remember_pending(call_id: str, error: ToolError) -> None:
+    with _pending_lock:
+        if len(_pending) > 4096:
+            _pending.pop(next(iter(_pending)))
+        _pending[call_id] = error
+
+
+@dataclass
+class _Decision:
+    """What the needs_approval policy decided for one call, replayed when the call runs."""
+
+    ctx: CallContext
+    token: ApprovalToken | None = None
+    error: ToolError | None = None
+
+
+class _ReplayGate(ApprovalGate):
+    """Hands the executor the decision the needs_approval policy already made."""
+
+    def __init__(self, gate: ApprovalGate, decision: _Decision) -> None:
+        super().__init__(gate.port, authority=gate.authority)
+        self.decision = decision
+
+    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
+        if self.decision.error is not None:
+            raise self.decision.error
+        return self.decision.token
+
+
+class _ToolRuntime:
+    """The state one exported tool shares across copies of its FunctionTool."""
+
+    def __init__(
+        self,
+        spec: ToolSpec,
+        executor: Executor,
+        approval: ApprovalPort | None,
+        exported: ExportedSchema,
+    ) -> None:
+        self.spec = spec
+        self.executor = executor
+        self.gate = ApprovalGate(approval, authority=executor.authority) if approval else None
+        self.exported = exported
+        self._decisions: dict[tuple[int, str], _Decision] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(wrapper: RunContextWrapper[Any], call_id: str) -> tuple[int, str]:
+        return (id(wrapper.usage), call_id)
+
+    async def needs_approval(
+        self, run_ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
+    ) -> bool:
+        """The SDK-native policy: ask the port now; only a pending answer pauses the run."""
+        assert self.gate is not None
+        arguments = self.exported.map_back_value(params)
+        try:
+            self.spec.validate(arguments)
+        except ToolError:
+            return False  # the executor reports invalid arguments to the model
+        ctx = bind_tool_context(run_ctx, call_id)
+        decision = _Decision(ctx)
+        try:
+            decision.token = await self.gate.admit(self.spec, arguments, ctx)
+        except HierarchyLimitError:
+            raise
+        except ToolError as exc:
+            if exc.kind is ErrorKind.APPROVAL_PENDING:
+                _remember_pending(call_id, exc)
+                return True
+            decision.error = exc
+        except Exception as exc:  # a failing port must not crash the run
+            decision.error = ToolError(
+                ErrorKind.APPROVAL_DENIED,
+                f"tool '{self.spec.name}' could not be approved: {safe_message(exc)}",
+                tool=self.spec.name,
+                cause=exc,
+            )
+        with self._lock:
+            stale = self._decisions.pop(self._key(run_ctx, call_id), None)
+            self._decisions[self._key(run_ctx, call_id)] = decision
+        if stale is not None:
+            self.gate.discard(stale.token)
+        return False
+
+    async def invoke(self, tool_context: ToolContext[Any], args_json: str) -> str:
+        with self._lock:
+            decision = self._decisions.pop(self._key(tool_context, tool_context.tool_call_id), None)
+        gate: ApprovalGate | None = self.gate
+        if decision is not None and self.gate is not None:
+            ctx = decision.ctx
+            gate = _ReplayGate(self.gate, decision)
+        else:
+            # No decision: no port, or a resumed call the host approved in the SDK. The port
+            # is asked (again): it is the authority, the SDK approval only resumes the call.
+            ctx = bind_tool_context(tool_context)
+        arguments = self.exported.map_back(args_json)
+        var_token = current_tool_context.set(tool_context)
+        otel_token = _tracing.enter_tool_call(get_current_span())
+        try:
+            outcome = await self.executor.run_spec(self.spec, arguments, ctx, gate=gate)
+        except asyncio.CancelledError:
+            if decision is not None and self.gate is not None:
+                self.gate.discard(decision.token)
+            raise
+        finally:
+            _tracing.exit_tool_call(otel_token)
+            current_tool_context.reset(var_token)
+        if outcome.error is not None:
+            _mark_failed(tool_context, outcome.error)
+        return outcome.text
+
+
+def _mark_failed(tool_context: ToolContext[Any], error: ToolError) -> None:
+    """Set the SDK's own error signals: the function span's error and the output item's
+    custom data (which keeps the original exception for the host)."""
+    setattr(tool_context, _ERROR_ATTR, error)
+    _keep_failure(tool_context.tool_call_id, error)
+    span = get_current_span()
+    if span is not None:
+        try:
+            span.set_error(
+                SpanError(
+                    message=f"Error running tool: {error.kind.value}",
+                    data={"tool_name": error.tool or "", "kind": error.kind.value, "error": error.message},
+                )
+            )
+        except Exception:  # pragma: no cover - a span implementation that refuses errors
+            pass
+
+
+def _error_data(data: FunctionToolCustomDataContext) -> dict[str, Any] | None:
+    error: ToolError | None = getattr(data.tool_context, _ERROR_ATTR, None)
+    if error is None:
+        return None
+    # custom_data must be JSON; the exception itself is kept for tool_error(call_id).
+    return {ERROR_DATA_KEY: {"is_error": True, "kind": error.kind.value, "message": error.message}}
+
+
+_failures: OrderedDict[str, ToolError] = OrderedDict()
+_failures_lock = threading.Lock()
+_MAX_KEPT = 4096
+
+
+def _keep_failure(call_id: str, error: ToolError) -> None:
+    with _failures_lock:
+        _failures[call_id] = error
+        _failures.move_to_end(call_id)
+        while len(_failures) > _MAX_KEPT:
+            _failures.popitem(last=False)
+
+
+def tool_error(call_id: str | None) -> ToolError | None:
+    """The ToolError of a failed call (by the SDK's call id), with ``.cause`` holding the
+    handler's original exception; None for a call that did not fail here. The last
+    4096 failures of the process are kept."""
+    with _failures_lock:
+        return _failures.get(call_id or "")
+
+
+def build_tool(
+    spec: ToolSpec,
+    *,
+    executor: Executor | None = None,
+    approval: ApprovalPort | None = None,
+    strict: bool | None = None,
+) -> FunctionTool:
+    """The FunctionTool for ``spec`` (no version check; see ``openai_agents_tool``)."""
+    if not isinstance(spec, ToolSpec):
+        raise ConfigurationError(f"openai_agents_tool needs a ToolSpec, got {type(spec).__name__}")
+    exported = export_schema(spec.json_schema(), strict=strict)
+    runtime = _ToolRuntime(spec, executor or Executor(), approval, exported)
+
+    # The first parameter must be annotated ToolContext: a RunContextWrapper annotation
+    # makes the SDK pass a wrapper without tool_call_id.
+    async def on_invoke_tool(ctx: ToolContext[Any], args_json: str) -> str:
+        return await runtime.invoke(ctx, args_json)
+
+    # Closures, not bound methods: deepcopy (which some hosts apply to tools) copies a bound
+    # method's object, and the copy would ask a copied port and keep its own decisions.
+    async def approval_policy(
+        run_ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
+    ) -> bool:
+        return await runtime.needs_approval(run_ctx, params, call_id)
+
+    needs_approval: Any = False
+    if runtime.gate is not None and spec.confirm is not False:
+        needs_approval = approval_policy
+
+    tool = FunctionTool(
+        name=spec.name,
+        description=spec.description,
+        params_json_schema=exported.params,
+        on_invoke_tool=on_invoke_tool,
+        strict_json_schema=exported.strict,
+        needs_approval=needs_approval,
+        custom_data_extractor=_error_data,
+    )
+    return tool
+
+
+def check_middleware(middleware: Sequence[Any]) -> None:
+    if tuple(middleware):
+        raise ConfigurationError(
+            "openai-agents has no tool middleware; use the FunctionTool's "
+            "tool_input_guardrails / tool_output_guardrails instead"
+        )
+
+
+def tools_for(
+    registry: Registry | Iterable[ToolSpec],
+    *,
+    executor: Executor | None,
+    approval: ApprovalPort | None,
+    strict: bool | None,
+) -> list[FunctionTool]:
+    specs = list(registry)
+    if executor is None and isinstance(registry, Registry):
+        executor = Executor(registry)
+    executor = executor or Executor()
+    return [build_tool(s, executor=executor, approval=approval, strict=strict) for s in specs]

@@ -1,0 +1,423 @@
+"""A TracingProcessor that turns the Agents SDK's own traces into OpenTelemetry spans.
+
+The SDK traces into its own model (traces and spans with ``trace_``/``span_`` ids, 128 and
+96 bits) and exports to OpenAI. ``instrument()`` adds a processor that mirrors it into
+OpenTelemetry, in the same tree as agent-sdk's spans:
+
+- a trace becomes ``invoke_workflow {workflow}``, a child of the OTel span active when the
+  run started (a ``run_scope``, or the application's span);
+- agent spans become ``invoke_agent {agent}``, turn spans ``turn {n}``, generation and
+  response spans ``chat {model}``, function spans ``execute_tool {tool}``, handoff,
+  guardrail, custom and MCP spans ``{type} {name}``;
+- dropped: task spans (the workflow span stands for the run); the function span of a tool
+  exported by this plugin (agent-sdk's own ``execute_tool`` span takes its place, with
+  validation, approval and outcome); the agent span of a sub-agent run by
+  ``openai_agents_agent_tool`` (agent-sdk's ``invoke_agent`` span takes its place).
+  Children of a dropped span attach to the span that replaced it.
+
+OTel span ids are fresh (the SDK's ids are kept as ``openai_agents.span_id`` /
+``openai_agents.trace_id`` attributes). Spans of a resumed run, whose trace already ended
+(the SDK re-attaches the old trace without a new start event), get a fresh
+``invoke_workflow {workflow} (resumed)`` root.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from agents.tracing import (
+    Span,
+    Trace,
+    TracingProcessor,
+    add_trace_processor,
+    get_trace_provider,
+    set_trace_processors,
+)
+from opentelemetry import context as otel_context
+from opentelemetry import trace as otel_trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from agent_sdk import semconv as sc
+
+PROVIDER_NAME = "openai"
+OP_CHAT = "chat"
+
+ATTR_SDK_TRACE_ID = "openai_agents.trace_id"
+ATTR_SDK_SPAN_ID = "openai_agents.span_id"
+ATTR_SDK_SPAN_TYPE = "openai_agents.span_type"
+
+
+def _ns(iso: str | None) -> int | None:
+    if not iso:
+        return None
+    try:
+        return int(datetime.fromisoformat(iso).timestamp() * 1_000_000_000)
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Root:
+    span: otel_trace.Span
+    base: otel_trace.Span  # the OTel span current when the run (trace) started
+    synthetic: bool = False
+    open_children: int = 0
+
+
+@dataclass
+class _Record:
+    sdk: Span[Any]
+    trace_id: str
+    parent: otel_trace.Span | None  # chosen at start; None = use the trace root
+    current: otel_trace.Span  # the OTel span current when the SDK span started
+    dropped: bool = False
+    otel: otel_trace.Span | None = None
+    claimed_by_tool: bool = False
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+def _current_otel_span() -> otel_trace.Span:
+    return otel_trace.get_current_span()
+
+
+def _same(a: otel_trace.Span | None, b: otel_trace.Span | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    ca, cb = a.get_span_context(), b.get_span_context()
+    return ca.trace_id == cb.trace_id and ca.span_id == cb.span_id
+
+
+class OpenTelemetryBridge(TracingProcessor):
+    """Mirrors the SDK's traces into OpenTelemetry spans (see the module docstring)."""
+
+    def __init__(self, tracer_provider: otel_trace.TracerProvider | None = None) -> None:
+        self._provider = tracer_provider
+        self._lock = threading.RLock()
+        self._roots: dict[str, _Root] = {}
+        self._records: dict[str, _Record] = {}
+        self._ours: set[int] = set()  # ids of OTel spans this bridge created (still open)
+        self._previous: tuple[TracingProcessor, ...] | None = None
+
+    # -- OTel helpers ------------------------------------------------------------------
+    def _tracer(self) -> otel_trace.Tracer:
+        if self._provider is not None:
+            return self._provider.get_tracer("agent_sdk_openai_agents")
+        from agent_sdk._spans import tracer  # the provider agent-sdk's own spans use
+
+        return tracer()
+
+    def _start(
+        self,
+        name: str,
+        parent: otel_trace.Span | None,
+        start_ns: int | None,
+        attributes: dict[str, Any],
+        kind: SpanKind = SpanKind.INTERNAL,
+    ) -> otel_trace.Span:
+        ctx = otel_trace.set_span_in_context(parent) if parent is not None else otel_context.Context()
+        span = self._tracer().start_span(
+            name, context=ctx, kind=kind, attributes=attributes, start_time=start_ns
+        )
+        self._ours.add(id(span))
+        return span
+
+    def _end(self, span: otel_trace.Span, end_ns: int | None) -> None:
+        self._ours.discard(id(span))
+        span.end(end_time=end_ns)
+
+    def _is_ours(self, span: otel_trace.Span) -> bool:
+        return id(span) in self._ours
+
+    # -- traces --------------------------------------------------------------------------
+    def on_trace_start(self, trace: Trace) -> None:
+        with self._lock:
+            base = _current_otel_span()
+            attrs = {
+                sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_WORKFLOW,
+                sc.GEN_AI_WORKFLOW_NAME: trace.name,
+                ATTR_SDK_TRACE_ID: trace.trace_id,
+            }
+            group = getattr(trace, "group_id", None)
+            if group:
+                attrs[sc.GEN_AI_CONVERSATION_ID] = group
+            span = self._start(
+                f"{sc.OP_INVOKE_WORKFLOW} {trace.name}",
+                base if base.get_span_context().is_valid else None,
+                None,
+                attrs,
+            )
+            self._roots[trace.trace_id] = _Root(span, base)
+
+    def on_trace_end(self, trace: Trace) -> None:
+        with self._lock:
+            root = self._roots.pop(trace.trace_id, None)
+            if root is not None:
+                root.span.set_status(Status(StatusCode.OK))
+                self._end(root.span, None)
+
+    def _root_for(self, span: Span[Any]) -> _Root:
+        root = self._roots.get(span.trace_id)
+        if root is None:
+            # A resumed run re-attaches its old trace without a start event.
+            base = _current_otel_span()
+            name = getattr(getattr(span, "span_data", None), "name", None) or "run"
+            otel = self._start(
+                f"{sc.OP_INVOKE_WORKFLOW} {name} (resumed)",
+                base if base.get_span_context().is_valid else None,
+                _ns(span.started_at),
+                {
+                    sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_WORKFLOW,
+                    ATTR_SDK_TRACE_ID: span.trace_id,
+                    "openai_agents.resumed": True,
+                },
+            )
+            root = _Root(otel, base, synthetic=True)
+            self._roots[span.trace_id] = root
+        return root
+
+    # -- spans ---------------------------------------------------------------------------
+    def _resolve(self, sdk_span_id: str | None, trace_id: str) -> otel_trace.Span:
+        """The OTel span standing for SDK span ``sdk_span_id`` (created on demand)."""
+        record = self._records.get(sdk_span_id or "")
+        if record is None:
+            return self._root_for_id(trace_id)
+        if record.dropped:
+            if record.parent is not None:
+                return record.parent
+            return self._resolve(record.sdk.parent_id, trace_id)
+        if record.otel is None:
+            self._materialise(record)
+        assert record.otel is not None
+        return record.otel
+
+    def _root_for_id(self, trace_id: str) -> otel_trace.Span:
+        root = self._roots.get(trace_id)
+        if root is not None:
+            return root.span
+        return otel_trace.INVALID_SPAN
+
+    def _parent_of(self, record: _Record) -> otel_trace.Span | None:
+        if record.parent is not None:
+            return record.parent
+        resolved = self._resolve(record.sdk.parent_id, record.trace_id)
+        return resolved if resolved.get_span_context().is_valid else None
+
+    def _materialise(self, record: _Record) -> None:
+        name, attrs = _describe(record.sdk)
+        attrs.update(record.attributes)
+        record.otel = self._start(name, self._parent_of(record), _ns(record.sdk.started_at), attrs)
+
+    def on_span_start(self, span: Span[Any]) -> None:
+        with self._lock:
+            root = self._root_for(span)
+            root.open_children += 1
+            current = _current_otel_span()
+            parent_record = self._records.get(span.parent_id or "")
+            parent_current = parent_record.current if parent_record is not None else root.base
+            record = _Record(span, span.trace_id, None, current)
+            if (
+                current.get_span_context().is_valid
+                and not self._is_ours(current)
+                and not _same(current, parent_current)
+            ):
+                # Something opened an OTel span between the SDK parent and this span (an
+                # agent-sdk execute_tool / invoke_agent): nest under it, not the SDK parent.
+                record.parent = current
+            kind = span.span_data.type
+            if kind == "task":
+                record.dropped = True
+            elif kind == "agent":
+                # A sub-agent run by openai_agents_agent_tool: agent-sdk's invoke_agent span
+                # (not one of the bridge's) already stands for it.
+                parent = self._parent_of(record)
+                name = str(getattr(parent, "name", "") or "")
+                if (
+                    parent is not None
+                    and not self._is_ours(parent)
+                    and name.startswith(f"{sc.OP_INVOKE_AGENT} ")
+                ):
+                    record.dropped = True
+                    record.parent = parent
+            if record.dropped and record.parent is None:
+                record.parent = self._parent_of(record)
+            self._records[span.span_id] = record
+            if not record.dropped and kind != "function":
+                # Function spans start lazily: the tool may be one of ours (dropped then).
+                self._materialise(record)
+
+    def on_span_end(self, span: Span[Any]) -> None:
+        with self._lock:
+            record = self._records.pop(span.span_id, None)
+            root = self._roots.get(span.trace_id)
+            if record is not None and not record.dropped:
+                if record.otel is None:
+                    self._materialise(record)
+                otel = record.otel
+                assert otel is not None
+                _, attrs = _describe(span)
+                for key, value in attrs.items():
+                    otel.set_attribute(key, value)
+                error = span.error
+                if error:
+                    message = str(error.get("message") or "error")
+                    otel.set_attribute(sc.ERROR_TYPE, message)
+                    otel.set_status(Status(StatusCode.ERROR, message[:200]))
+                self._end(otel, _ns(span.ended_at))
+            if root is not None:
+                root.open_children -= 1
+                if root.synthetic and root.open_children <= 0:
+                    self._roots.pop(span.trace_id, None)
+                    self._end(root.span, _ns(span.ended_at))
+
+    # -- the link with agent-sdk's own spans --------------------------------------------
+    def claim_tool_span(self, sdk_span: Span[Any] | None) -> otel_trace.Span | None:
+        """Called by our tools inside the SDK's function span: drop that span (ours stands
+        for it) and return the OTel span our execute_tool span must nest under."""
+        if sdk_span is None:
+            return None
+        with self._lock:
+            record = self._records.get(getattr(sdk_span, "span_id", "") or "")
+            if record is None:
+                return None
+            if record.otel is not None:
+                return record.otel
+            record.dropped = True
+            record.parent = self._parent_of(record)
+            return record.parent
+
+    def shutdown(self) -> None:
+        with self._lock:
+            for record in list(self._records.values()):
+                if record.otel is not None:
+                    self._end(record.otel, None)
+            for root in list(self._roots.values()):
+                self._end(root.span, None)
+            self._records.clear()
+            self._roots.clear()
+
+    def force_flush(self) -> None:
+        provider = self._provider
+        flush = getattr(provider, "force_flush", None)
+        if callable(flush):
+            flush()
+
+    # -- installation --------------------------------------------------------------------
+    def uninstrument(self) -> None:
+        """Remove this processor (and put back the processors ``exclusive=True`` replaced)."""
+        with _installed_lock:
+            if self in _installed:
+                _installed.remove(self)
+        current = _current_processors()
+        if self._previous is not None:
+            set_trace_processors([p for p in self._previous if p is not self])
+            self._previous = None
+        elif current is not None:
+            set_trace_processors([p for p in current if p is not self])
+        self.shutdown()
+
+
+def _describe(span: Span[Any]) -> tuple[str, dict[str, Any]]:
+    data = span.span_data
+    kind = data.type
+    attrs: dict[str, Any] = {
+        ATTR_SDK_TRACE_ID: span.trace_id,
+        ATTR_SDK_SPAN_ID: span.span_id,
+        ATTR_SDK_SPAN_TYPE: kind,
+    }
+    name = getattr(data, "name", None)
+    if kind == "agent":
+        attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
+        attrs[sc.GEN_AI_AGENT_NAME] = name or "agent"
+        attrs[sc.GEN_AI_PROVIDER_NAME] = PROVIDER_NAME
+        return f"{sc.OP_INVOKE_AGENT} {name}", attrs
+    if kind == "turn":
+        turn = getattr(data, "turn", None)
+        if getattr(data, "agent_name", None):
+            attrs[sc.GEN_AI_AGENT_NAME] = data.agent_name
+        _usage(attrs, getattr(data, "usage", None))
+        return f"turn {turn}", attrs
+    if kind in ("generation", "response"):
+        model = getattr(data, "model", None)
+        response = getattr(data, "response", None)
+        if model is None and response is not None:
+            model = getattr(response, "model", None)
+            _usage(attrs, getattr(response, "usage", None))
+        attrs[sc.GEN_AI_OPERATION_NAME] = OP_CHAT
+        attrs[sc.GEN_AI_PROVIDER_NAME] = PROVIDER_NAME
+        if model:
+            attrs["gen_ai.request.model"] = str(model)
+        _usage(attrs, getattr(data, "usage", None))
+        return f"{OP_CHAT} {model}" if model else OP_CHAT, attrs
+    if kind == "function":
+        attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_EXECUTE_TOOL
+        attrs[sc.GEN_AI_TOOL_NAME] = name or "tool"
+        attrs[sc.GEN_AI_TOOL_TYPE] = "function"
+        return f"{sc.OP_EXECUTE_TOOL} {name}", attrs
+    if kind == "handoff":
+        return f"handoff {getattr(data, 'to_agent', '')}".rstrip(), attrs
+    return f"{kind} {name}" if name else kind, attrs
+
+
+def _usage(attrs: dict[str, Any], usage: Any) -> None:
+    if usage is None:
+        return
+    get = usage.get if isinstance(usage, dict) else lambda k, d=None: getattr(usage, k, d)
+    inp, out = get("input_tokens"), get("output_tokens")
+    if isinstance(inp, int):
+        attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = inp
+    if isinstance(out, int):
+        attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = out
+
+
+# -- installation ------------------------------------------------------------------------
+_installed: list[OpenTelemetryBridge] = []
+_installed_lock = threading.Lock()
+
+
+def _current_processors() -> tuple[TracingProcessor, ...] | None:
+    # The SDK has no public getter for its processor list (0.24).
+    multi = getattr(get_trace_provider(), "_multi_processor", None)
+    processors = getattr(multi, "_processors", None)
+    return tuple(processors) if processors is not None else None
+
+
+def instrument(
+    *,
+    tracer_provider: otel_trace.TracerProvider | None = None,
+    exclusive: bool = False,
+) -> OpenTelemetryBridge:
+    """Mirror the Agents SDK's traces into OpenTelemetry; returns the processor.
+
+    The processor is added next to the SDK's other processors (its default OpenAI exporter
+    included); ``exclusive=True`` replaces them all (nothing is sent to OpenAI) until
+    ``uninstrument()``. Spans go to ``tracer_provider``, else to the provider agent-sdk's
+    own spans use (``agent_sdk.tracing.use_tracer_provider`` or the global one).
+    """
+    bridge = OpenTelemetryBridge(tracer_provider)
+    if exclusive:
+        bridge._previous = _current_processors() or ()
+        set_trace_processors([bridge])
+    else:
+        add_trace_processor(bridge)
+    with _installed_lock:
+        _installed.append(bridge)
+    return bridge
+
+
+def enter_tool_call(sdk_span: Span[Any] | None) -> object | None:
+    """Inside one of our tools: make the bridged parent span current for agent-sdk's spans."""
+    with _installed_lock:
+        bridges = list(_installed)
+    for bridge in bridges:
+        parent = bridge.claim_tool_span(sdk_span)
+        if parent is not None:
+            return otel_context.attach(otel_trace.set_span_in_context(parent))
+    return None
+
+
+def exit_tool_call(token: object | None) -> None:
+    if token is not None:
+        otel_context.detach(token)  # type: ignore[arg-type]

@@ -1,0 +1,241 @@
+"""The contract-kit harness for openai-agents, and the scripted Model it drives.
+
+Usable outside pytest (``agent-sdk demo`` loads ``OpenAIAgentsHarness``). Runs go through
+``Runner.run`` with a scripted ``agents.Model``; no network. SDK tracing is disabled per
+run (``RunConfig(tracing_disabled=True)``) unless ``sdk_tracing=True``, so nothing is
+exported to OpenAI and no global state is touched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from agents import Agent, RunConfig, Runner
+from agents.items import ModelResponse, ToolCallItem, ToolCallOutputItem, TResponseInputItem
+from agents.models.interface import Model, ModelTracing
+from agents.testing import assistant_message, function_call
+from agents.tracing import gen_trace_id, generation_span
+from agents.usage import Usage
+
+from agent_sdk import ApprovalPort, ErrorKind, Executor, ToolError, ToolSpec
+from agent_sdk.extraction import ReturnMode
+from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
+
+from agent_sdk_openai_agents._schema import export_schema
+from agent_sdk_openai_agents._tools import ERROR_DATA_KEY, pending_error, tool_error
+
+_TURN_MARK = re.compile(r"^t(\d+)_")
+_ids = itertools.count(1)
+
+
+class ScriptedModel(Model):
+    """An ``agents.Model`` that plays ``turns`` from the first one in every conversation.
+
+    It keeps no per-run state: the turn to play is read from the conversation it is sent
+    (every item it produced is marked with its turn), so one model can serve clones of an
+    agent in parallel and resumed runs. ``calls`` records what each call was sent.
+    """
+
+    def __init__(self, turns: Sequence[Turn], *, name: str = "scripted") -> None:
+        self.turns = list(turns)
+        self.name = name
+        self.calls: list[dict[str, Any]] = []
+
+    def _turn_index(self, items: str | list[TResponseInputItem]) -> int:
+        if isinstance(items, str):
+            return 0
+        done = -1
+        for item in items:
+            data = item if isinstance(item, dict) else getattr(item, "model_dump", dict)()
+            mark = _TURN_MARK.match(str(data.get("id") or ""))
+            if mark:
+                done = max(done, int(mark.group(1)))
+        return done + 1
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: Any,
+        tools: list[Any],
+        output_schema: Any,
+        handoffs: list[Any],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: Any,
+    ) -> ModelResponse:
+        index = self._turn_index(input)
+        self.calls.append({"system": system_instructions, "input": input, "tools": [t.name for t in tools]})
+        if index >= len(self.turns):
+            raise RuntimeError(f"scripted model {self.name!r} has no turn {index + 1}")
+        turn = self.turns[index]
+        with generation_span(model=self.name, disabled=tracing.is_disabled()) as span:
+            if turn.delay:
+                await asyncio.sleep(turn.delay)
+            output: list[Any] = []
+            text = turn.text
+            if text == ECHO:
+                text = "\n".join(_texts(input))
+            if text is not None:
+                output.append(assistant_message(text, item_id=f"t{index}_msg_{next(_ids)}"))
+            for i, call in enumerate(turn.calls):
+                arguments = call.arguments if isinstance(call.arguments, str) else dict(call.arguments)
+                output.append(
+                    function_call(call.name, arguments, call_id=call.id, item_id=f"t{index}_fc{i}_{next(_ids)}")
+                )
+            usage = Usage(requests=1, input_tokens=10, output_tokens=5, total_tokens=15)
+            span.span_data.usage = {"input_tokens": 10, "output_tokens": 5}
+            return ModelResponse(output=output, usage=usage, response_id=f"resp_{next(_ids)}")
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("the scripted model does not stream")
+
+
+def _texts(items: str | list[TResponseInputItem]) -> list[str]:
+    if isinstance(items, str):
+        return [items]
+    out: list[str] = []
+    for item in items:
+        data = item if isinstance(item, dict) else getattr(item, "model_dump", dict)()
+        if data.get("role") == "system":
+            continue
+        content = data.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.append(" ".join(str(c.get("text", "")) for c in content if isinstance(c, dict)))
+        elif data.get("type") == "function_call_output":
+            out.append(str(data.get("output", "")))
+    return out
+
+
+def seen_results(result: Any) -> tuple[list[SeenResult], list[BaseException]]:
+    """The tool results a run's model saw, with our error flag and kept exceptions."""
+    names = {}
+    for item in result.new_items:
+        if isinstance(item, ToolCallItem):
+            raw = item.raw_item
+            call_id = raw.get("call_id") if isinstance(raw, dict) else getattr(raw, "call_id", None)
+            name = raw.get("name") if isinstance(raw, dict) else getattr(raw, "name", None)
+            names[call_id] = name
+    results: list[SeenResult] = []
+    exceptions: list[BaseException] = []
+    for item in result.new_items:
+        if not isinstance(item, ToolCallOutputItem):
+            continue
+        data = (item.custom_data or {}).get(ERROR_DATA_KEY)
+        is_error = bool(data and data.get("is_error"))
+        error = tool_error(item.call_id) if is_error else None
+        if error is not None:
+            exceptions.append(error.cause or error)
+        text = item.output if isinstance(item.output, str) else json.dumps(item.output, default=str)
+        results.append(SeenResult(item.call_id, names.get(item.call_id), text, is_error))
+    return results, exceptions
+
+
+class OpenAIAgentsHarness(Harness):
+    """Drives ``Runner.run`` with a scripted model for the contract kit.
+
+    Pending approvals pause an openai-agents run (SDK interruptions). This harness plays a
+    host that does not wait: it rejects each pending call with the ``approval-pending``
+    message (``state.reject(item, rejection_message=...)``) and resumes, so the model sees
+    ``approval required: apr_…`` exactly as the contract expects.
+    """
+
+    integration = "openai-agents"
+    parallel = True
+    error_flag = True
+    text_with_calls = True
+    schema_adjustments = (
+        "strict mode: every object gets additionalProperties=false and lists all properties "
+        "as required; optional properties become nullable (a null is dropped again before "
+        "validation). Schemas strict mode cannot express are exported unchanged with "
+        "strict_json_schema=False."
+    )
+
+    def __init__(self, *, sdk_tracing: bool = False) -> None:
+        self.sdk_tracing = sdk_tracing
+        self.last_result: Any = None
+
+    def export_tool(
+        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
+    ) -> Any:
+        from agent_sdk_openai_agents import openai_agents_tool
+
+        return openai_agents_tool(spec, executor=executor, approval=approval)
+
+    def advertised(self, tool: Any) -> dict[str, Any]:
+        return {"name": tool.name, "description": tool.description, "parameters": tool.params_json_schema}
+
+    def expected_schema(self, spec: ToolSpec) -> dict[str, Any]:
+        return export_schema(spec.json_schema()).params
+
+    def export_agent_tool(
+        self,
+        agent: ScriptedAgent,
+        *,
+        return_mode: ReturnMode = "last",
+        timeout: float | None = None,
+        input_schema: Any = None,
+    ) -> Any:
+        from agent_sdk_openai_agents import openai_agents_agent_tool
+
+        child = Agent(
+            name=agent.name,
+            instructions=f"You are {agent.name}.",
+            model=ScriptedModel(agent.turns, name=agent.name),
+            tools=list(agent.tools),
+        )
+        return openai_agents_agent_tool(
+            child,
+            name=agent.name,
+            description=agent.description,
+            return_mode=return_mode,
+            timeout=timeout,
+            input_schema=input_schema,
+        )
+
+    def run_config(self) -> RunConfig:
+        return RunConfig(
+            trace_id=gen_trace_id(),
+            tracing_disabled=not self.sdk_tracing,
+            workflow_name="agent-sdk contract",
+        )
+
+    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
+        agent = Agent(
+            name="orchestrator",
+            instructions="You orchestrate.",
+            model=ScriptedModel(turns, name="orchestrator"),
+            tools=list(tools),
+        )
+        config = self.run_config()
+        result = await Runner.run(agent, "start", run_config=config, max_turns=len(turns) + 2)
+        for _ in range(8):
+            if not result.interruptions:
+                break
+            state = result.to_state()
+            for item in result.interruptions:
+                error = pending_error(item.call_id) or ToolError(
+                    ErrorKind.APPROVAL_PENDING, f"approval required for tool '{item.tool_name}'"
+                )
+                state.reject(item, rejection_message=error.to_model_text())
+            result = await Runner.run(agent, state, run_config=config, max_turns=len(turns) + 2)
+        self.last_result = result
+        results, exceptions = seen_results(result)
+        final = result.final_output if isinstance(result.final_output, str) else None
+        return RunResult(
+            results=results,
+            final_text=final,
+            run_id=config.trace_id,
+            thread_id=config.trace_id,
+            exceptions=exceptions,
+            events=list(result.new_items),
+        )

@@ -21,3 +21,18 @@ def spans():
     yield exporter
     use_tracer_provider(None)
     provider.shutdown()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _core_tests_do_not_load_installed_plugins():
+    """Core tests are about the core: installed framework plugins are not loaded here
+    (the plugin tests opt back in explicitly)."""
+    import os
+
+    from agent_sdk.plugins import reset_plugins
+
+    os.environ["AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    reset_plugins()
+    yield
+    os.environ.pop("AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD", None)
+    reset_plugins()

@@ -58,7 +58,8 @@ def site(tmp_path, monkeypatch):
     make_dist(tmp_path, "agent-sdk-toyfw", "1.2.3", "toy_plugin", GOOD, "toyfw")
     make_dist(tmp_path, "agent-sdk-broken", "9.9.9", "broken_plugin", BROKEN, "broken")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv("AGENT_SDK_PLUGINS", raising=False)
+    # Only these two: the framework plugins installed beside them are tested elsewhere.
+    monkeypatch.setenv("AGENT_SDK_PLUGINS", "toyfw,broken")
     monkeypatch.delenv("AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD", raising=False)
     reset_plugins()
     yield tmp_path
@@ -91,9 +92,7 @@ def test_framework_outside_the_supported_range_is_refused(site):
         get_integration("oldfw")
 
 
-def test_missing_integration_names_the_package_to_install(site, monkeypatch):
-    monkeypatch.setenv("AGENT_SDK_PLUGINS", "toyfw,broken")  # whatever else is installed
-    reset_plugins()
+def test_missing_integration_names_the_package_to_install(site):
     with pytest.raises(
         IntegrationError, match=r"no integration named 'ag2'.*pip install agent-sdk-ag2.*toyfw"
     ):
@@ -167,7 +166,6 @@ def test_approval_policy_hook_any_deny_wins():
 
 def _cli(args, env_extra=None, pythonpath=None):
     env = dict(os.environ)
-    env.pop("AGENT_SDK_PLUGINS", None)
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join([pythonpath, env.get("PYTHONPATH", "")])
     env.update(env_extra or {})

@@ -87,11 +87,38 @@ def cmd_trace_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from agent_sdk import demo
+
+    return demo.main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-sdk", description=__doc__)
     parser.add_argument("--version", action="version", version=f"agent-sdk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("plugins", help="list integrations and plugins").set_defaults(func=cmd_plugins)
+    demo = sub.add_parser(
+        "demo", help="run the contract-review hierarchy on a scripted model and print its trace"
+    )
+    demo.add_argument(
+        "--framework",
+        help="integration to use (default: the first installed of "
+        "ag2, openai-agents, autogen, fast-agent)",
+    )
+    demo.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="also export the trace over OTLP/HTTP, e.g. http://localhost:4318 (Jaeger)",
+    )
+    demo.add_argument("--trace-file", metavar="FILE", help="write the trace as Jaeger JSON")
+    demo.add_argument(
+        "--approve",
+        choices=("auto", "ask", "deny"),
+        default="auto",
+        help="how the confirm tool is approved (ask: prompt on the terminal)",
+    )
+    demo.set_defaults(func=cmd_demo)
     trace = sub.add_parser("trace", help="work with trace files")
     trace_sub = trace.add_subparsers(dest="trace_command", required=True)
     show = trace_sub.add_parser("show", help="print the span tree of a Jaeger JSON file")

@@ -224,7 +224,6 @@ def main(args: Any) -> int:
     if args.trace_file:
         print(f"\ntrace written to {trace_file} (Jaeger UI: Search > JSON File)")
     if args.otlp:
-        print(
-            f"\ntrace exported to {args.otlp} (service agent-sdk-demo, search agent_sdk.run_id={result['run_id']})"
-        )
+        print(f"\ntrace exported to {args.otlp} (Jaeger: service agent-sdk-demo,")
+        print(f"  tag agent_sdk.run_id={result['run_id']})")
     return 0

@@ -9,10 +9,11 @@ import pytest
 @pytest.fixture
 def spans():
     """An in-memory exporter receiving this SDK's spans (the global provider is untouched)."""
-    from agent_sdk.tracing import use_tracer_provider
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agent_sdk.tracing import use_tracer_provider
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()

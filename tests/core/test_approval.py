@@ -7,6 +7,7 @@ import textwrap
 import threading
 
 import pytest
+
 from agent_sdk import (
     ApprovalError,
     ApprovalGate,

@@ -1,9 +1,10 @@
 """The contract kit passes on a correct integration of a tiny framework."""
 
 import pytest
+from tiny import TinyHarness
+
 from agent_sdk.testing import Harness
 from agent_sdk.testing.contract import ContractSuite
-from tiny import TinyHarness
 
 
 class TestTinyContract(ContractSuite):

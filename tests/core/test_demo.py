@@ -4,6 +4,7 @@ import asyncio
 import io
 
 import pytest
+
 from agent_sdk import Integration, IntegrationError, hookimpl
 from agent_sdk.demo import pick_integration, run_demo
 from agent_sdk.plugins import register_plugin, unregister_plugin

@@ -4,6 +4,7 @@ import json
 import threading
 
 import pytest
+
 from agent_sdk import (
     CallContext,
     ErrorKind,

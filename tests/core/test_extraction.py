@@ -1,9 +1,10 @@
 import json
 
 import pytest
+from pydantic import BaseModel
+
 from agent_sdk import AgentResponse, ConfigurationError, ErrorKind, Message, ToolError, extract
 from agent_sdk.extraction import check_return_mode
-from pydantic import BaseModel
 
 RESPONSE = AgentResponse(
     messages=[

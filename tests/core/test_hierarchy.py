@@ -6,6 +6,8 @@ import logging
 import time
 
 import pytest
+from pydantic import BaseModel
+
 from agent_sdk import (
     AgentResponse,
     ConfigurationError,
@@ -21,7 +23,6 @@ from agent_sdk import (
     harshest,
     run_scope,
 )
-from pydantic import BaseModel
 
 
 def reply(text, *, calls=1, tool_results=()):

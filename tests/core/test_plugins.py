@@ -5,8 +5,9 @@ import subprocess
 import sys
 import textwrap
 
-import agent_sdk
 import pytest
+
+import agent_sdk
 from agent_sdk import AgentResponse, Integration, IntegrationError, hookimpl
 from agent_sdk.extraction import check_return_mode, extract
 from agent_sdk.plugins import (

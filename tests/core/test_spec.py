@@ -1,8 +1,9 @@
 import json
 
 import pytest
-from agent_sdk import CallContext, ConfigurationError, ErrorKind, Registry, ToolError, ToolSpec
 from pydantic import BaseModel
+
+from agent_sdk import CallContext, ConfigurationError, ErrorKind, Registry, ToolError, ToolSpec
 
 
 def test_registry_infers_model_and_description_from_the_function():

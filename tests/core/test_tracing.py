@@ -8,6 +8,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, StatusCode
+
 from agent_sdk import (
     AgentResponse,
     CallContext,
@@ -22,8 +25,6 @@ from agent_sdk import (
 )
 from agent_sdk import semconv as sc
 from agent_sdk.tracing import capture_content, format_tree, load_trace_file, use_tracer_provider
-from opentelemetry import trace
-from opentelemetry.trace import SpanKind, StatusCode
 
 
 def by_name(spans, name):

@@ -39,10 +39,10 @@ from agent_sdk import (
     ApprovalGate,
     ApprovalPort,
     CallContext,
+    ConfigurationError,
     Executor,
     HierarchyLimitError,
     IntegrationError,
-    ToolError,
     ToolSpec,
     bind_call,
 )
@@ -222,6 +222,7 @@ class AgentSDKTool(FunctionTool):
         ticket = _ticket.get()
         if (
             ticket is not None
+            and self._gate is not None
             and ticket.gate is self._gate
             and not ticket.taken
             and (ticket.thread_id, ticket.call_id) == (ctx.thread_id, ctx.call_id)
@@ -271,9 +272,9 @@ def make_tool(
     middleware: Sequence[Any],
 ) -> AgentSDKTool:
     if not isinstance(spec, ToolSpec):
-        raise TypeError(f"ag2_tool needs a ToolSpec, got {type(spec).__name__}")
+        raise ConfigurationError(f"ag2_tool needs an agent_sdk.ToolSpec, got {type(spec).__name__}")
     gate = ApprovalGateMiddleware(spec, approval) if approval is not None else None
     return AgentSDKTool(spec, executor=executor, gate=gate, middleware=middleware)
 
 
-__all__ = ["AgentSDKTool", "ApprovalGateMiddleware", "ToolError", "bind_event", "make_tool"]
+__all__ = ["AgentSDKTool", "ApprovalGateMiddleware", "bind_event", "make_tool"]

@@ -29,7 +29,13 @@ from agent_sdk import (
 )
 from agent_sdk.extraction import ReturnMode
 
-from ._context import Conversation, RunControl, current_conversation, new_conversation_id, use_conversation
+from ._context import (
+    Conversation,
+    RunControl,
+    current_conversation,
+    new_conversation_id,
+    use_conversation,
+)
 from ._runs import display_scope, install_hooks, stop_check
 from ._tools import AgentSDKTool, _check_framework, build_tool
 
@@ -49,7 +55,9 @@ _merge_locks: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDict
 
 def _text(message: Any) -> str:
     return "".join(
-        getattr(block, "text", "") for block in (message.content or []) if getattr(block, "type", None) == "text"
+        getattr(block, "text", "")
+        for block in (message.content or [])
+        if getattr(block, "type", None) == "text"
     )
 
 
@@ -168,7 +176,9 @@ def fast_agent_agent_tool(
             base = list(template.message_history) if source is HistorySource.CHILD else []
             clone.load_message_history(base)
             meter = _Meter(clone)
-            install_hooks(clone, ToolRunnerHooks(before_llm_call=_both(stop_check, meter.before_llm_call)))
+            install_hooks(
+                clone, ToolRunnerHooks(before_llm_call=_both(stop_check, meter.before_llm_call))
+            )
             parent = current_conversation()
             conv = Conversation(
                 new_conversation_id(), clone.name, parent.control if parent else RunControl()
@@ -180,7 +190,9 @@ def fast_agent_agent_tool(
             structured: Any = None
             with use_conversation(conv), display_scope(display):
                 if output_model is not None:
-                    structured, response = await clone.structured([Prompt.user(prompt)], output_model)
+                    structured, response = await clone.structured(
+                        [Prompt.user(prompt)], output_model
+                    )
                 else:
                     response = await clone.generate([Prompt.user(prompt)])
             if conv.control.stop is not None:
@@ -189,7 +201,6 @@ def fast_agent_agent_tool(
                 *clone.message_history[len(base) :]
             ]
             usage = _usage(clone, meter)
-            template.merge_usage_from(clone)
             if target is HistoryMergeTarget.CHILD:
                 lock = _merge_locks.setdefault(template, asyncio.Lock())
                 async with lock:
@@ -198,6 +209,10 @@ def fast_agent_agent_tool(
                 messages=_messages(turn), structured=structured, usage=usage, raw=response
             )
         finally:
+            # As fast-agent does for its clones: the template's usage includes every clone's,
+            # also of clones that failed or were cancelled.
+            with contextlib.suppress(Exception):
+                template.merge_usage_from(clone)
             # Shielded: after a timeout fast-agent re-cancels the task once more, which
             # would otherwise cut the clone's shutdown short.
             with contextlib.suppress(Exception):

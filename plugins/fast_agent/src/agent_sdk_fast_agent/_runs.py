@@ -143,7 +143,9 @@ class ToolGate:
                 path=ctx.path,
             )
         except Exception as exc:
-            return _error(ErrorKind.APPROVAL_DENIED, f"approval of tool '{name}' failed: {safe_message(exc)}")
+            return _error(
+                ErrorKind.APPROVAL_DENIED, f"approval of tool '{name}' failed: {safe_message(exc)}"
+            )
         if decision.pending_id:
             note_pending_approval(decision.pending_id)
             return _error(
@@ -171,7 +173,9 @@ def _error(kind: ErrorKind, message: str) -> CallToolResult:
 
 def _as_call_result(result: Any) -> CallToolResult:
     return CallToolResult(
-        content=result.content, structured_content=result.structured_content, is_error=result.is_error
+        content=result.content,
+        structured_content=result.structured_content,
+        is_error=result.is_error,
     )
 
 

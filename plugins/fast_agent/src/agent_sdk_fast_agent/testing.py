@@ -12,7 +12,8 @@ import asyncio
 import contextvars
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,15 +44,17 @@ from ._tools import fast_agent_tool, tool_exception
 SCRIPTED_MODEL = "fast-agent.agent-sdk-scripted"
 ORCHESTRATOR = "orchestrator"
 
-_scripts: contextvars.ContextVar[Mapping[str, Sequence[Turn]]] = contextvars.ContextVar(
-    "agent_sdk_fast_agent_scripts", default={}
+_scripts: contextvars.ContextVar[Mapping[str, Sequence[Turn]] | None] = contextvars.ContextVar(
+    "agent_sdk_fast_agent_scripts", default=None
 )
 _INSTANCE = re.compile(r"\[[^\]]*\]$")
 
 
 def _text(message: Any) -> str:
     return "".join(
-        getattr(b, "text", "") for b in (message.content or []) if getattr(b, "type", None) == "text"
+        getattr(b, "text", "")
+        for b in (message.content or [])
+        if getattr(b, "type", None) == "text"
     )
 
 
@@ -92,7 +95,7 @@ class ScriptedLLM(PassthroughLLM):
         tools: Any = None,
         is_template: bool = False,
     ) -> Any:
-        script = _scripts.get().get(_INSTANCE.sub("", self.name or ""), ())
+        script = (_scripts.get() or {}).get(_INSTANCE.sub("", self.name or ""), ())
         index = self._agent_sdk_turn
         self._agent_sdk_turn += 1
         turn = script[index] if index < len(script) else Turn.say("")
@@ -117,6 +120,16 @@ class ScriptedLLM(PassthroughLLM):
             tool_calls=calls or None,
             stop_reason=LlmStopReason.TOOL_USE if calls else LlmStopReason.END_TURN,
         )
+
+
+@contextmanager
+def scripts(mapping: Mapping[str, Sequence[Turn]]) -> Iterator[None]:
+    """Give agents (by name; clones ``name[n]`` share their template's) their scripts."""
+    token = _scripts.set({**(_scripts.get() or {}), **{k: list(v) for k, v in mapping.items()}})
+    try:
+        yield
+    finally:
+        _scripts.reset(token)
 
 
 def register_scripted_model() -> None:
@@ -189,24 +202,27 @@ class FastAgentHarness(Harness):
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
         fast = library_app("agent-sdk-contract")
         for name in [ORCHESTRATOR, *(c.internal for c in self._children)]:
-            fast.agent(name=name, instruction="You are a scripted test agent.", model=SCRIPTED_MODEL)(
-                _declaration()
-            )
-        scripts = {ORCHESTRATOR: list(turns), **{c.internal: list(c.agent.turns) for c in self._children}}
-        token = _scripts.set(scripts)
+            fast.agent(
+                name=name, instruction="You are a scripted test agent.", model=SCRIPTED_MODEL
+            )(_declaration())
+        table = {
+            ORCHESTRATOR: list(turns),
+            **{c.internal: list(c.agent.turns) for c in self._children},
+        }
         try:
-            async with fast.run() as app:
-                self._app = app
-                for child in self._children:
-                    for tool in child.agent.tools:
-                        app[child.internal].add_tool(tool)
-                orchestrator = instrument(app[ORCHESTRATOR], tools=tools)
-                with conversation() as conv:
-                    reply = await orchestrator.generate("start")
-                return _result(orchestrator, reply, conv.id)
+            with scripts(table):
+                async with fast.run() as app:
+                    self._app = app  # an AgentApp; agents are looked up by name
+                    for child in self._children:
+                        for tool in child.agent.tools:
+                            template: Any = app[child.internal]
+                            template.add_tool(tool)
+                    orchestrator = instrument(app[ORCHESTRATOR], tools=tools)
+                    with conversation() as conv:
+                        reply = await orchestrator.generate("start")
+                    return _result(orchestrator, reply, conv.id)
         finally:
             self._app = None
-            _scripts.reset(token)
 
 
 def _declaration() -> Any:
@@ -224,7 +240,9 @@ def _result(agent: Any, reply: Any, conversation_id: str) -> RunResult:
         for call_id, call in (message.tool_calls or {}).items():
             names[call_id] = call.params.name
         for call_id, result in (message.tool_results or {}).items():
-            results.append(SeenResult(call_id, names.get(call_id), _text(result), bool(result.is_error)))
+            results.append(
+                SeenResult(call_id, names.get(call_id), _text(result), bool(result.is_error))
+            )
     exceptions = [e for r in results if r.call_id and (e := tool_exception(r.call_id)) is not None]
     final = _text(reply) if reply.role == "assistant" else None
     return RunResult(
@@ -237,4 +255,10 @@ def _result(agent: Any, reply: Any, conversation_id: str) -> RunResult:
     )
 
 
-__all__ = ["SCRIPTED_MODEL", "FastAgentHarness", "ScriptedLLM", "library_app", "register_scripted_model"]
+__all__ = [
+    "SCRIPTED_MODEL",
+    "FastAgentHarness",
+    "ScriptedLLM",
+    "library_app",
+    "register_scripted_model",
+]

@@ -1,0 +1,67 @@
+"""Helpers for the fast-agent plugin tests: real FastAgent apps in library mode with the
+scripted model, and an in-memory span exporter for agent-sdk's spans."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from agent_sdk.testing import Turn
+from agent_sdk.tracing import use_tracer_provider
+from agent_sdk_fast_agent.testing import (
+    SCRIPTED_MODEL,
+    library_app,
+    register_scripted_model,
+    scripts,
+)
+
+
+@asynccontextmanager
+async def scripted_app(
+    agents: Mapping[str, Sequence[Turn]],
+    *,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> AsyncIterator[Any]:
+    """A FastAgent app whose agents (name -> script) all use the scripted model;
+    ``options`` adds decorator keyword arguments per agent (``agents=[...]`` etc.)."""
+    register_scripted_model()
+    fast = library_app("agent-sdk-fast-agent-tests")
+    for name in agents:
+
+        async def declaration() -> None:
+            return None
+
+        fast.agent(
+            name=name,
+            instruction=f"You are {name}.",
+            model=SCRIPTED_MODEL,
+            **dict((options or {}).get(name, {})),
+        )(declaration)
+    with scripts(agents):
+        async with fast.run() as app:
+            yield app
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    use_tracer_provider(provider)
+    try:
+        yield exporter
+    finally:
+        use_tracer_provider(None)
+        provider.shutdown()
+
+
+@pytest.fixture
+def app() -> Any:
+    """``async with app({"name": [turns...]}, options={...}) as fa:`` builds a scripted app."""
+    return scripted_app

@@ -19,8 +19,10 @@ from typing import Any
 from agents.exceptions import UserError
 from agents.strict_schema import ensure_strict_json_schema
 
+from agent_sdk import ConfigurationError
 
-class NotStrict(Exception):
+
+class NotStrict(ConfigurationError):
     """The schema cannot be made strict without changing what it accepts."""
 
 
@@ -93,7 +95,7 @@ def export_schema(schema: Mapping[str, Any], *, strict: bool | None = None) -> E
     if strict is False:
         return ExportedSchema(neutral, False)
     try:
-        converted, optionals = _Strictifier(neutral).run()
+        converted, optionals = _Strictifier(copy.deepcopy(neutral)).run()
         params = ensure_strict_json_schema(converted)
     except (NotStrict, UserError) as exc:
         if strict:

@@ -1,0 +1,69 @@
+"""A new user's first step: `pip install agent-sdk-<framework>` alone in a fresh venv, and the
+integration is discovered with no other code."""
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from conftest import ROOT, entry_point_name, plugin_dirs
+
+CHECK = """
+import json, sys
+from agent_sdk import get_integration, integrations
+from agent_sdk.plugins import failed_plugins
+name = sys.argv[1]
+integration = get_integration(name)
+print(json.dumps({"names": [i.name for i in integrations()], "failed": [f.error for f in failed_plugins()],
+                  "framework": integration.framework, "version": integration.check()}))
+"""
+
+
+def _venv(path: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
+    return path / "bin" / "python"
+
+
+def _pip(python: Path, *args: str) -> None:
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    out = subprocess.run([str(python), "-m", "pip", "install", "-q", *args], capture_output=True, text=True, env=env, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+
+
+def _install_one(tmp: Path, plugin: Path) -> tuple[Path, dict]:
+    python = _venv(tmp / plugin.name)
+    _pip(python, str(ROOT / "core"), str(plugin))
+    name = entry_point_name(plugin)
+    out = subprocess.run([str(python), "-c", CHECK, name], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    import json
+
+    return python, {"name": name, **json.loads(out.stdout.strip().splitlines()[-1])}
+
+
+def test_core_alone_lists_no_plugins(tmp_path):
+    python = _venv(tmp_path / "core")
+    _pip(python, str(ROOT / "core"))
+    cli = python.parent / "agent-sdk"
+    out = subprocess.run([str(cli), "plugins"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "no plugins installed" in out.stdout
+    demo = subprocess.run([str(cli), "demo"], capture_output=True, text=True, timeout=120)
+    assert demo.returncode == 2 and "pip install agent-sdk-ag2" in demo.stderr
+
+
+def test_each_plugin_installs_alone_and_is_discovered(tmp_path):
+    plugins = plugin_dirs()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda p: _install_one(tmp_path, p), plugins))
+    for (python, info), plugin in zip(results, plugins, strict=True):
+        assert info["names"] == [info["name"]], f"{plugin.name}: only its own integration: {info}"
+        assert info["failed"] == []
+        freeze = subprocess.run([str(python), "-m", "pip", "freeze"], capture_output=True, text=True).stdout.lower()
+        others = [p for p in plugins if p != plugin]
+        for other in others:
+            dist = f"agent-sdk-{other.name.replace('_', '-')}"
+            assert dist not in freeze, f"{plugin.name} pulled in {dist}"
+        out = subprocess.run([str(python.parent / "agent-sdk"), "plugins"], capture_output=True, text=True, timeout=120)
+        line = next(line for line in out.stdout.splitlines() if line.startswith(info["name"]))
+        assert line.rstrip().endswith("ok"), out.stdout

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+
 from agent_sdk.plugins import ENV_ONLY, reset_plugins
 
 

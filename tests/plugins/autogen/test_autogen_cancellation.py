@@ -13,6 +13,9 @@ import time
 from typing import Any
 
 import pytest
+from autogen_agentchat.messages import ToolCallExecutionEvent
+from autogen_core import CancellationToken
+
 from agent_sdk import (
     HierarchyLimitError,
     HierarchyLimits,
@@ -24,8 +27,6 @@ from agent_sdk import (
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk_autogen import autogen_agent_tool, autogen_run, autogen_tool
 from agent_sdk_autogen.testing import scripted_agent
-from autogen_agentchat.messages import ToolCallExecutionEvent
-from autogen_core import CancellationToken
 
 
 class Hang:

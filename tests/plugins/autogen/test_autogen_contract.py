@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from agent_sdk.testing import Harness
 from agent_sdk.testing.contract import ContractSuite
 from agent_sdk_autogen.testing import AutogenHarness

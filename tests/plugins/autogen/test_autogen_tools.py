@@ -11,6 +11,15 @@ import threading
 from typing import Any
 
 import pytest
+from autogen_agentchat.messages import ToolCallExecutionEvent
+from autogen_core import EVENT_LOGGER_NAME, CancellationToken, FunctionCall
+from autogen_core.models import FunctionExecutionResultMessage
+from autogen_ext.models.openai._openai_client import convert_tools
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
 from agent_sdk import (
     AutoApprove,
     CallContext,
@@ -34,14 +43,6 @@ from agent_sdk_autogen import (
     collect_tool_errors,
 )
 from agent_sdk_autogen.testing import ScriptedChatCompletionClient, scripted_agent
-from autogen_agentchat.messages import ToolCallExecutionEvent
-from autogen_core import EVENT_LOGGER_NAME, CancellationToken, FunctionCall
-from autogen_core.models import FunctionExecutionResultMessage
-from autogen_ext.models.openai._openai_client import convert_tools
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 SCHEMA = {
     "type": "object",

@@ -18,16 +18,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
-from agent_sdk import (
-    AgentResponse,
-    CallContext,
-    ConfigurationError,
-    Executor,
-    Message,
-    Usage,
-    agent_tool,
-)
-from agent_sdk.extraction import ReturnMode
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import ChatAgent, Response, TaskResult, Team
 from autogen_agentchat.messages import (
@@ -41,6 +31,16 @@ from autogen_agentchat.messages import (
 )
 from autogen_core import CancellationToken
 
+from agent_sdk import (
+    AgentResponse,
+    CallContext,
+    ConfigurationError,
+    Executor,
+    Message,
+    Usage,
+    agent_tool,
+)
+from agent_sdk.extraction import ReturnMode
 from agent_sdk_autogen._integration import check_framework
 from agent_sdk_autogen._runs import run_linked
 from agent_sdk_autogen._tools import AutogenTool, build_tool
@@ -184,9 +184,10 @@ def autogen_agent_tool(
                 "history='shared' needs an agent instance: a factory builds a new agent per call"
             )
         template, factory = None, agent
-        if name is None or description is None:
-            if inspect.iscoroutinefunction(agent):
-                raise ConfigurationError("give name= and description= for an async agent factory")
+        if inspect.iscoroutinefunction(agent):
+            if name is None:
+                raise ConfigurationError("give name= for an async agent factory")
+        elif name is None or description is None:
             sample = agent()
             if not isinstance(sample, ChatAgent):
                 raise ConfigurationError(
@@ -261,9 +262,10 @@ def autogen_team_tool(
                 "history='shared' needs a team instance: a factory builds a new team per call"
             )
         instance, factory = None, team
-        if name is None or description is None:
-            if inspect.iscoroutinefunction(team):
-                raise ConfigurationError("give name= and description= for an async team factory")
+        if inspect.iscoroutinefunction(team):
+            if name is None:
+                raise ConfigurationError("give name= for an async team factory")
+        elif name is None or description is None:
             sample = team()
             if not isinstance(sample, Team):
                 raise ConfigurationError(

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from autogen_core import CancellationToken, FunctionCall
+from autogen_core.models import FunctionExecutionResult
+
 from agent_sdk import (
     ApprovalPort,
     CallContext,
@@ -15,9 +18,6 @@ from agent_sdk import (
     bind_call,
     hookimpl,
 )
-from autogen_core import CancellationToken, FunctionCall
-from autogen_core.models import FunctionExecutionResult
-
 from agent_sdk_autogen._integration import INTEGRATION
 from agent_sdk_autogen._runs import conversation_id
 from agent_sdk_autogen._tools import bind_tool_call, build_tool

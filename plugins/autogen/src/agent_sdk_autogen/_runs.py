@@ -24,8 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent_sdk import ToolError
 from autogen_core import CancellationToken
+
+from agent_sdk import ToolError
 
 if TYPE_CHECKING:
     from autogen_agentchat.base import TaskResult

@@ -7,6 +7,11 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from autogen_core import EVENT_LOGGER_NAME, CancellationToken
+from autogen_core.logging import ToolCallEvent
+from autogen_core.tools import BaseTool, ToolSchema
+from pydantic import BaseModel, ConfigDict
+
 from agent_sdk import (
     ApprovalGate,
     ApprovalPort,
@@ -18,11 +23,6 @@ from agent_sdk import (
     ToolSpec,
     bind_call,
 )
-from autogen_core import EVENT_LOGGER_NAME, CancellationToken
-from autogen_core.logging import ToolCallEvent
-from autogen_core.tools import BaseTool, ToolSchema
-from pydantic import BaseModel, ConfigDict
-
 from agent_sdk_autogen._integration import check_framework
 from agent_sdk_autogen._runs import (
     AutogenToolError,

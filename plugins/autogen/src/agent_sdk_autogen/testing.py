@@ -12,9 +12,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_sdk import ApprovalPort, Executor, ToolSpec
-from agent_sdk.extraction import ReturnMode
-from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.messages import TextMessage, ToolCallExecutionEvent
 from autogen_core import CancellationToken, FunctionCall
@@ -29,6 +26,9 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
+from agent_sdk import ApprovalPort, Executor, ToolSpec
+from agent_sdk.extraction import ReturnMode
+from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
 from agent_sdk_autogen._agents import autogen_agent_tool
 from agent_sdk_autogen._runs import AutogenToolError, autogen_run, collect_tool_errors
 from agent_sdk_autogen._runs import conversation_id as _conversation_id

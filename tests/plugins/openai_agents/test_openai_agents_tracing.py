@@ -1,0 +1,177 @@
+"""The tracing bridge: SDK spans mirrored into OpenTelemetry in the same tree as ours."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agents import Agent, RunConfig, Runner
+from agents.tracing import Span, Trace, TracingProcessor, add_trace_processor, get_trace_provider
+
+from agent_sdk import Executor, ToolSpec, run_scope
+from agent_sdk import semconv as sc
+from agent_sdk.testing import ToolCall, Turn
+from agent_sdk_openai_agents import instrument, openai_agents_agent_tool, openai_agents_tool
+from agent_sdk_openai_agents.testing import ScriptedModel
+
+RC = RunConfig(tracing_disabled=False, workflow_name="review")
+
+
+def add_spec() -> ToolSpec:
+    return ToolSpec(
+        name="add",
+        description="Add.",
+        handler=lambda a, b: a + b,
+        input_schema={
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+        },
+    )
+
+
+def ancestors(span: Any, by_id: dict[int, Any]) -> list[str]:
+    names = []
+    while span.parent is not None and span.parent.span_id in by_id:
+        span = by_id[span.parent.span_id]
+        names.append(span.name)
+    return names
+
+
+def hierarchy() -> tuple[Agent[Any], ToolCall]:
+    child = Agent(
+        name="analyst",
+        model=ScriptedModel([Turn.call(ToolCall("add", {"a": 1, "b": 2})), Turn.say("3")], name="child-model"),
+        tools=[openai_agents_tool(add_spec(), executor=Executor())],
+    )
+    call = ToolCall("analyst", {"request": "add"})
+    parent = Agent(
+        name="boss",
+        model=ScriptedModel([Turn.call(call), Turn.say("done")], name="boss-model"),
+        tools=[openai_agents_agent_tool(child, name="analyst")],
+    )
+    return parent, call
+
+
+def test_sdk_spans_join_our_tree(otel: Any) -> None:
+    bridge = instrument()
+    try:
+        parent, _ = hierarchy()
+
+        async def main() -> None:
+            async with run_scope("run-1", name="review"):
+                await Runner.run(parent, "go", run_config=RC)
+
+        asyncio.run(main())
+    finally:
+        bridge.uninstrument()
+    spans = otel.get_finished_spans()
+    by_id = {s.context.span_id: s for s in spans}
+    names = [s.name for s in spans]
+    assert len({s.context.trace_id for s in spans}) == 1, "one run, one trace"
+    # mapped: workflow, agent, turn, generation; dropped: task, our tools' function spans,
+    # the child's agent span (our invoke_agent stands for it)
+    assert names.count("invoke_workflow review") == 2  # run_scope root + the SDK trace
+    assert names.count("invoke_agent boss") == 1 and names.count("invoke_agent analyst") == 1
+    assert names.count("execute_tool analyst") == 1 and names.count("execute_tool add") == 1
+    assert names.count("chat boss-model") == 2 and names.count("chat child-model") == 2
+    assert not any(n.startswith("task") for n in names)
+
+    [leaf] = [s for s in spans if s.name == "execute_tool add"]
+    assert leaf.attributes[sc.PATH] == "analyst/add" and leaf.attributes[sc.RUN_ID] == "run-1"
+    chain = ancestors(leaf, by_id)
+    assert chain[:4] == ["turn 1", "invoke_agent analyst", "execute_tool analyst", "turn 1"], chain
+    assert chain[4:] == ["invoke_agent boss", "invoke_workflow review", "invoke_workflow review"], chain
+    [child_chat] = [s for s in spans if s.name == "chat child-model" and s.attributes.get(sc.GEN_AI_USAGE_INPUT_TOKENS)][:1]
+    assert "invoke_agent analyst" in ancestors(child_chat, by_id)
+    bridged = [s for s in spans if s.attributes and "openai_agents.span_id" in s.attributes]
+    assert bridged, "bridged spans keep the SDK ids as attributes"
+    for s in bridged:
+        assert format(s.context.span_id, "016x") not in s.attributes["openai_agents.span_id"], "fresh OTel ids"
+
+
+def test_native_function_spans_are_mapped_and_errors_marked(otel: Any) -> None:
+    from agents import function_tool
+
+    @function_tool(failure_error_function=None)
+    def shout(text: str) -> str:
+        """Shout."""
+        return text.upper()
+
+    bridge = instrument()
+    try:
+        agent = Agent(name="a", model=ScriptedModel([Turn.call(ToolCall("shout", {"text": "hi"})), Turn.say("ok")]), tools=[shout])
+        asyncio.run(Runner.run(agent, "go", run_config=RC))
+    finally:
+        bridge.uninstrument()
+    [fn] = [s for s in otel.get_finished_spans() if s.name == "execute_tool shout"]
+    assert fn.attributes[sc.GEN_AI_TOOL_NAME] == "shout"
+    assert "turn 1" in [s.name for s in otel.get_finished_spans() if s.context.span_id == fn.parent.span_id]
+
+
+class Counting(TracingProcessor):
+    def __init__(self) -> None:
+        self.spans = 0
+
+    def on_trace_start(self, trace: Trace) -> None: ...
+    def on_trace_end(self, trace: Trace) -> None: ...
+    def on_span_start(self, span: Span[Any]) -> None: ...
+    def on_span_end(self, span: Span[Any]) -> None:
+        self.spans += 1
+
+    def shutdown(self) -> None: ...
+    def force_flush(self) -> None: ...
+
+
+def processors() -> tuple[Any, ...]:
+    return tuple(get_trace_provider()._multi_processor._processors)  # type: ignore[attr-defined]
+
+
+def test_instrument_keeps_the_users_processors_unless_asked(otel: Any) -> None:
+    user = Counting()
+    add_trace_processor(user)
+    bridge = instrument()
+    assert processors() == (user, bridge)
+    agent = Agent(name="a", model=ScriptedModel([Turn.say("hi")]))
+    asyncio.run(Runner.run(agent, "go", run_config=RC))
+    assert user.spans > 0 and otel.get_finished_spans()
+    bridge.uninstrument()
+    assert processors() == (user,)
+
+    exclusive = instrument(exclusive=True)
+    assert processors() == (exclusive,)
+    before = user.spans
+    asyncio.run(Runner.run(agent, "go", run_config=RC))
+    assert user.spans == before, "exclusive replaces the other processors"
+    exclusive.uninstrument()
+    assert processors() == (user,)
+
+
+def test_a_resumed_run_gets_a_fresh_root(otel: Any, tmp_path: Any) -> None:
+    from agent_sdk import DeferredApproval
+
+    spec = add_spec()
+    spec.confirm = True
+    port = DeferredApproval(tmp_path / "a.db")
+    tool = openai_agents_tool(spec, approval=port)
+    agent = Agent(name="a", model=ScriptedModel([Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("2")]), tools=[tool])
+    bridge = instrument()
+    try:
+
+        async def main() -> Any:
+            first = await Runner.run(agent, "go", run_config=RC)
+            port.resolve(port.pending()[0].id, approved=True)
+            state = first.to_state()
+            state.approve(first.interruptions[0])
+            return await Runner.run(agent, state, run_config=RC)  # same process: trace re-attached
+
+        result = asyncio.run(main())
+    finally:
+        bridge.uninstrument()
+    assert result.final_output == "2"
+    spans = otel.get_finished_spans()
+    roots = [s for s in spans if s.name.startswith("invoke_workflow")]
+    assert [r.name for r in roots] == ["invoke_workflow review", "invoke_workflow review (resumed)"]
+    by_id = {s.context.span_id: s for s in spans}
+    [tool_span] = [s for s in spans if s.name == "execute_tool add" and s.attributes.get(sc.OUTCOME) == "ok"]
+    assert "invoke_workflow review (resumed)" in ancestors(tool_span, by_id)

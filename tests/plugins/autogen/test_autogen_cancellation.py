@@ -222,3 +222,41 @@ async def test_budget_exhaustion_deep_in_the_hierarchy_stops_the_whole_run() -> 
             await autogen_run(boss, task="go")
     assert state.active == 0
     assert len(boss._model_client.create_calls) == 1  # type: ignore[attr-defined]
+
+
+async def test_budget_exhaustion_inside_a_team_member_stops_the_whole_run() -> None:
+    from autogen_agentchat.conditions import MaxMessageTermination
+    from autogen_agentchat.teams import RoundRobinGroupChat
+
+    from agent_sdk_autogen import autogen_team_tool
+
+    worker = autogen_agent_tool(
+        lambda: scripted_agent("worker", [Turn.say("worked")]), name="worker", description="Works."
+    )
+
+    def crew() -> RoundRobinGroupChat:
+        member = scripted_agent(
+            "member",
+            [
+                Turn.call(ToolCall("worker", {"request": "a"})),
+                Turn.call(ToolCall("worker", {"request": "b"})),
+                Turn.say("m"),
+            ],
+            tools=[worker],
+        )
+        return RoundRobinGroupChat(
+            [member],
+            termination_condition=MaxMessageTermination(3),
+            name="crew",
+            description="A crew.",
+        )
+
+    boss = scripted_agent(
+        "boss",
+        [Turn.call(ToolCall("crew", {"request": "go"})), Turn.say("done")],
+        tools=[autogen_team_tool(crew)],
+    )
+    async with run_scope(limits=HierarchyLimits(max_model_calls=1, max_depth=3)) as state:
+        with pytest.raises(HierarchyLimitError):
+            await asyncio.wait_for(autogen_run(boss, task="go"), 20)
+    assert state.spent == 1 and state.active == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+
 import pytest
 from ag2 import Agent
 from ag2.testing import TrackingConfig
@@ -94,13 +95,17 @@ async def test_child_usage_and_input_size_reach_the_run_report() -> None:
     )
     tool = ag2_agent_tool(child)
     async with run_scope() as state:
-        _, results, _ = await run_agent([tool], [Turn.call(call("analyst", {"request": "2+3?"})), Turn.say("ok")])
+        _, results, _ = await run_agent(
+            [tool], [Turn.call(call("analyst", {"request": "2+3?"})), Turn.say("ok")]
+        )
     assert results[0].text == "five"
     cost = state.report.per_path["analyst"]
     assert cost.calls == 1 and cost.usage.model_calls == 2
     # system prompt + request on call 1; plus the tool call and its result on call 2
     prompt, request = len("You add numbers."), len("2+3?")
-    assert cost.usage.input_chars == (prompt + request) + (prompt + request + len("add") + len('{"a": 2, "b": 3}') + 1)
+    assert cost.usage.input_chars == (prompt + request) + (
+        prompt + request + len("add") + len('{"a": 2, "b": 3}') + 1
+    )
 
 
 async def test_json_mode_uses_the_agent_response_schema() -> None:
@@ -114,7 +119,9 @@ async def test_json_mode_uses_the_agent_response_schema() -> None:
         response_schema=Verdict,
     )
     tool = ag2_agent_tool(judge, return_mode="json")
-    _, results, _ = await run_agent([tool], [Turn.call(call("judge", {"request": "rate"})), Turn.say("ok")])
+    _, results, _ = await run_agent(
+        [tool], [Turn.call(call("judge", {"request": "rate"})), Turn.say("ok")]
+    )
     assert json.loads(results[0].text) == {"verdict": "approve", "score": 3}
 
 
@@ -124,14 +131,18 @@ async def test_a_reply_that_breaks_the_response_schema_is_a_tool_failure() -> No
 
     judge = Agent("judge", config=ScriptedConfig([Turn.say("not json")]), response_schema=Verdict)
     tool = ag2_agent_tool(judge, return_mode="json")
-    _, results, _ = await run_agent([tool], [Turn.call(call("judge", {"request": "rate"})), Turn.say("ok")])
+    _, results, _ = await run_agent(
+        [tool], [Turn.call(call("judge", {"request": "rate"})), Turn.say("ok")]
+    )
     assert kind(results[0].text) == "tool-failed" and results[0].is_error
 
 
 async def test_a_failing_child_model_is_a_tool_failure_the_parent_sees() -> None:
     broken = Agent("flaky", config=ScriptedConfig([]))  # no turn left: the model call fails
     tool = ag2_agent_tool(broken)
-    reply, results, _ = await run_agent([tool], [Turn.call(call("flaky", {"request": "x"})), Turn.say("recovered")])
+    reply, results, _ = await run_agent(
+        [tool], [Turn.call(call("flaky", {"request": "x"})), Turn.say("recovered")]
+    )
     assert kind(results[0].text) == "tool-failed" and "flaky" in results[0].text
     assert reply.body == "recovered"
 

@@ -64,7 +64,10 @@ async def test_parallel_confirm_calls_each_get_their_own_decision() -> None:
         return request.arguments["amount"] < 10
 
     tool = ag2_tool(transfer_spec(calls), approval=CallbackApproval(reviewer))
-    small, big = call("transfer", {"amount": 3, "to": "a"}), call("transfer", {"amount": 300, "to": "b"})
+    small, big = (
+        call("transfer", {"amount": 3, "to": "a"}),
+        call("transfer", {"amount": 300, "to": "b"}),
+    )
     _, results, _ = await run_agent([tool], [Turn.call(small, big), Turn.say("done")])
     assert calls == [{"amount": 3, "to": "a"}]
     by_id = {r.call_id: r for r in results}
@@ -77,7 +80,12 @@ async def test_confirm_predicate_decides_which_calls_ask_the_port() -> None:
     gate = CountingPort(True)
     spec = transfer_spec(calls, confirm=lambda args: args.amount >= 100)
     tool = ag2_tool(spec, approval=gate)
-    turns = [Turn.call(call("transfer", {"amount": 5, "to": "a"}), call("transfer", {"amount": 500, "to": "b"})), Turn.say("ok")]
+    turns = [
+        Turn.call(
+            call("transfer", {"amount": 5, "to": "a"}), call("transfer", {"amount": 500, "to": "b"})
+        ),
+        Turn.say("ok"),
+    ]
     await run_agent([tool], turns)
     assert [r["arguments"]["amount"] for r in gate.requests] == [500]
     assert sorted(c["amount"] for c in calls) == [5, 500]
@@ -119,7 +127,9 @@ async def test_an_approval_that_edits_arguments_is_denied() -> None:
     calls: list[dict[str, Any]] = []
     edit = CountingPort(Decision(True, arguments={"amount": 1, "to": "bob"}))
     tool = ag2_tool(transfer_spec(calls), approval=edit)
-    _, results, _ = await run_agent([tool], [Turn.call(call("transfer", {"amount": 9, "to": "bob"})), Turn.say("x")])
+    _, results, _ = await run_agent(
+        [tool], [Turn.call(call("transfer", {"amount": 9, "to": "bob"})), Turn.say("x")]
+    )
     assert calls == [] and kind(results[0].text) == "approval-denied"
 
 
@@ -136,26 +146,39 @@ async def test_ag2_approval_required_answered_yes_is_not_an_approval(answer: str
     # AG2's gate; the executor still decides, and with no port it denies.
     tool = ag2_tool(transfer_spec(calls), middleware=[approval_required()])
     _, results, _ = await run_agent(
-        [tool], [Turn.call(call("transfer", {"amount": 4, "to": "eve"})), Turn.say("x")], hitl_hook=hitl
+        [tool],
+        [Turn.call(call("transfer", {"amount": 4, "to": "eve"})), Turn.say("x")],
+        hitl_hook=hitl,
     )
     assert len(asked) == 1 and calls == []
     assert kind(results[0].text) == "approval-denied"
     # With an executor port, that port is asked as well (AG2's answer adds a gate only).
     own = CountingPort(True)
-    tool = ag2_tool(transfer_spec(calls), executor=Executor(approval=own), middleware=[approval_required()])
-    await run_agent([tool], [Turn.call(call("transfer", {"amount": 4, "to": "eve"})), Turn.say("x")], hitl_hook=hitl)
+    tool = ag2_tool(
+        transfer_spec(calls), executor=Executor(approval=own), middleware=[approval_required()]
+    )
+    await run_agent(
+        [tool],
+        [Turn.call(call("transfer", {"amount": 4, "to": "eve"})), Turn.say("x")],
+        hitl_hook=hitl,
+    )
     assert len(own.requests) == 1 and calls == [{"amount": 4, "to": "eve"}]
 
 
 async def test_a_ticket_for_another_call_or_stream_is_not_taken() -> None:
     calls: list[dict[str, Any]] = []
     own = CountingPort(False)
-    tool = ag2_tool(transfer_spec(calls), executor=Executor(approval=own), approval=CountingPort(True))
+    tool = ag2_tool(
+        transfer_spec(calls), executor=Executor(approval=own), approval=CountingPort(True)
+    )
     stream = MemoryStream()
     event = ToolCallEvent("transfer", arguments='{"amount": 5, "to": "bob"}', id="call_mine")
     context = ConversationContext(stream=stream)
     token = AUTHORITY.mint(
-        run_id=str(stream.id), thread_id=str(stream.id), call_id="call_mine", tool="transfer",
+        run_id=str(stream.id),
+        thread_id=str(stream.id),
+        call_id="call_mine",
+        tool="transfer",
         digest=arguments_digest("transfer", tool.spec.validate({"amount": 5, "to": "bob"})),
     )
     try:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from ag2 import Agent, MemoryStream
 from ag2.context import ConversationContext
-from ag2.events import ToolCallEvent, ToolErrorEvent
+from ag2.events import ToolCallEvent
 from ag2.testing import TestConfig, TrackingConfig
 from ag2_helpers import call, error_events, kind, run_agent, transfer_spec
 
@@ -20,7 +20,6 @@ from agent_sdk import (
     AutoApprove,
     CallContext,
     ConfigurationError,
-    Executor,
     IntegrationError,
     Registry,
     ToolSpec,
@@ -51,7 +50,11 @@ def test_bind_context_from_event_pair_and_tool_context() -> None:
     event = ToolCallEvent("lookup", arguments="{}", id="call_bind")
     context = ConversationContext(stream=stream)
     pair = INTEGRATION.bind_context((event, context))
-    assert (pair.call_id, pair.run_id, pair.thread_id) == ("call_bind", str(stream.id), str(stream.id))
+    assert (pair.call_id, pair.run_id, pair.thread_id) == (
+        "call_bind",
+        str(stream.id),
+        str(stream.id),
+    )
     alone = INTEGRATION.bind_context(event)
     assert alone.call_id == "call_bind" and alone.thread_id is None
     tool_ctx = INTEGRATION.bind_context(ConversationContext(stream=stream, tool_call_id="call_fn"))
@@ -138,15 +141,21 @@ async def test_arguments_that_are_not_a_json_object_give_a_tool_error_event(argu
     [seen] = results
     assert seen.is_error is True and kind(seen.text) == "tool-args-invalid"
     [event] = error_events(events)
-    assert event.parent_id == c.id and getattr(event.error, "kind", None).value == "tool-args-invalid"
+    assert (
+        event.parent_id == c.id and getattr(event.error, "kind", None).value == "tool-args-invalid"
+    )
 
 
 async def test_a_failure_reaches_the_model_as_json_and_the_host_as_the_exception() -> None:
     async def explode() -> str:
         raise KeyError("ledger-7")
 
-    spec = ToolSpec(name="explode", description="Fails.", handler=explode, input_schema={"type": "object"})
-    reply, results, events = await run_agent([ag2_tool(spec)], [Turn.call(call("explode")), Turn.say("ok")])
+    spec = ToolSpec(
+        name="explode", description="Fails.", handler=explode, input_schema={"type": "object"}
+    )
+    reply, results, events = await run_agent(
+        [ag2_tool(spec)], [Turn.call(call("explode")), Turn.say("ok")]
+    )
     [seen] = results
     assert json.loads(seen.text)["error"]["kind"] == "tool-failed"
     assert "Traceback" not in seen.text and "ledger-7" in seen.text
@@ -162,7 +171,9 @@ async def test_ag2_test_config_default_reraises_the_original_exception() -> None
     async def explode() -> str:
         raise KeyError("ledger-8")
 
-    spec = ToolSpec(name="explode", description="Fails.", handler=explode, input_schema={"type": "object"})
+    spec = ToolSpec(
+        name="explode", description="Fails.", handler=explode, input_schema={"type": "object"}
+    )
     model = TestConfig(ToolCallEvent("explode", arguments="{}"), "unreachable")
     with pytest.raises(KeyError, match="ledger-8"):
         await Agent("a", config=model, tools=[ag2_tool(spec)]).ask("go")
@@ -172,7 +183,9 @@ async def test_cancelled_error_raised_by_a_handler_propagates() -> None:
     async def cancel_me() -> str:
         raise asyncio.CancelledError
 
-    spec = ToolSpec(name="cancel_me", description="C.", handler=cancel_me, input_schema={"type": "object"})
+    spec = ToolSpec(
+        name="cancel_me", description="C.", handler=cancel_me, input_schema={"type": "object"}
+    )
     with pytest.raises(asyncio.CancelledError):
         await run_agent([ag2_tool(spec)], [Turn.call(call("cancel_me")), Turn.say("never")])
 
@@ -233,9 +246,12 @@ async def test_the_handler_gets_the_call_id_and_the_stream_id() -> None:
     spec = ToolSpec(name="who", description="Who.", handler=who, input_schema={"type": "object"})
     c = call("who")
     stream = MemoryStream()
-    agent = Agent("a", config=agent_sdk_ag2.testing.ScriptedConfig([Turn.call(c), Turn.say("ok")]), tools=[ag2_tool(spec)])
+    agent = Agent(
+        "a",
+        config=agent_sdk_ag2.testing.ScriptedConfig([Turn.call(c), Turn.say("ok")]),
+        tools=[ag2_tool(spec)],
+    )
     await agent.ask("go", stream=stream)
     [ctx] = seen
     assert (ctx.call_id, ctx.run_id, ctx.thread_id) == (c.id, str(stream.id), str(stream.id))
     assert ctx.approval is None and ctx.path == ()
-

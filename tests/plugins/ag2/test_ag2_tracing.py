@@ -63,7 +63,9 @@ def _explode_spec() -> ToolSpec:
     async def explode() -> str:
         raise ValueError("bad")
 
-    return ToolSpec(name="explode", description="Fails.", handler=explode, input_schema={"type": "object"})
+    return ToolSpec(
+        name="explode", description="Fails.", handler=explode, input_schema={"type": "object"}
+    )
 
 
 def _parent(spans: list[ReadableSpan], span: ReadableSpan) -> ReadableSpan | None:
@@ -124,7 +126,11 @@ async def test_one_tree_and_one_tool_span_per_call_with_ag2_telemetry(provider: 
         [span] = by_call[c.id]
         assert _scope(span) == "agent_sdk" and span.attributes[sc.RUN_ID] == "run-tree"
         parent = _parent(spans, span)
-        assert parent is not None and parent.name == "invoke_agent boss" and _scope(parent) == AG2_SCOPE
+        assert (
+            parent is not None
+            and parent.name == "invoke_agent boss"
+            and _scope(parent) == AG2_SCOPE
+        )
     [failed] = by_call[calls[2].id]
     assert failed.status.status_code.name == "ERROR" and failed.attributes[sc.ERROR_TYPE]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ag2 import Agent, MemoryStream
@@ -23,7 +23,15 @@ from ag2.events import (
 )
 from pydantic import BaseModel
 
-from agent_sdk import AgentResponse, CallContext, ConfigurationError, Message, ToolSpec, Usage, agent_tool
+from agent_sdk import (
+    AgentResponse,
+    CallContext,
+    ConfigurationError,
+    Message,
+    ToolSpec,
+    Usage,
+    agent_tool,
+)
 from agent_sdk.extraction import ReturnMode
 
 _INVALID = re.compile(r"[^A-Za-z0-9_-]+")
@@ -33,7 +41,9 @@ def tool_name_for(agent_name: str) -> str:
     """The agent's name as a valid tool name ("Legal Review" -> "Legal_Review")."""
     name = _INVALID.sub("_", agent_name).strip("_")[:64]
     if not name:
-        raise ConfigurationError(f"cannot make a tool name from agent name {agent_name!r}: pass name=")
+        raise ConfigurationError(
+            f"cannot make a tool name from agent name {agent_name!r}: pass name="
+        )
     return name
 
 
@@ -77,7 +87,7 @@ def agent_spec(
 
 
 def read_response(
-    events: Sequence[Any], *, prompt: Sequence[str] = (), structured: Any = None
+    events: Iterable[Any], *, prompt: Sequence[str] = (), structured: Any = None
 ) -> AgentResponse:
     """A finished AG2 stream as an AgentResponse.
 
@@ -88,6 +98,7 @@ def read_response(
     characters of the system prompt plus the conversation sent before each model call (AG2
     sends the whole history every time).
     """
+    events = list(events)
     messages: list[Message] = []
     usage = Usage()
     system_chars = sum(len(p) for p in prompt if isinstance(p, str))
@@ -113,7 +124,7 @@ def read_response(
         elif isinstance(event, UsageEvent) and event.usage:
             usage.input_tokens += int(event.usage.prompt_tokens or 0)
             usage.output_tokens += int(event.usage.completion_tokens or 0)
-    return AgentResponse(messages=messages, structured=structured, usage=usage, raw=list(events))
+    return AgentResponse(messages=messages, structured=structured, usage=usage, raw=events)
 
 
 def _part_text(part: Any) -> str:

@@ -32,7 +32,9 @@ def ag2_tool(
     installed AG2 is outside the supported range or lacks what the bridge reads.
     """
     bridge()  # version range and required API, with a message saying what to install
-    tool = INTEGRATION.export_tool(spec, executor=executor, approval=approval, middleware=middleware)
+    tool = INTEGRATION.export_tool(
+        spec, executor=executor, approval=approval, middleware=middleware
+    )
     return tool  # type: ignore[no-any-return]
 
 

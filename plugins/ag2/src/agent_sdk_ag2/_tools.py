@@ -24,13 +24,14 @@ AG2 behaviours this module is written around (ag2 1.2):
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AsyncExitStack, ExitStack
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
 from ag2.events import ToolCallEvent, ToolErrorEvent, ToolResultEvent, ToolResultsEvent
+from ag2.middleware import BaseMiddleware
 from ag2.tools import ToolResult
 from ag2.tools.types import FunctionTool
 from ag2.utils import build_model
@@ -206,14 +207,16 @@ class AgentSDKTool(FunctionTool):
         stack: ExitStack | AsyncExitStack,
         context: Any,
         *,
-        middleware: Sequence[Any] = (),
+        middleware: Iterable[BaseMiddleware] = (),
     ) -> None:
         # The executor's span is this tool's execute_tool span: AG2's telemetry would add a
         # second one for the same call.
         kept = [mw for mw in middleware if not _is_ag2_telemetry(mw)]
         super().register(stack, context, middleware=kept)
         stack.enter_context(
-            context.stream.where(ToolResultsEvent).sub_scope(_stop_when_budget_spent, interrupt=True)
+            context.stream.where(ToolResultsEvent).sub_scope(
+                _stop_when_budget_spent, interrupt=True
+            )
         )
 
     async def __call__(self, event: ToolCallEvent, context: Any) -> ToolResultEvent:

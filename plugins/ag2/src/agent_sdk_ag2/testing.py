@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ag2 import Agent, MemoryStream
@@ -84,7 +84,9 @@ def _scripted(turn: Turn, messages: Sequence[Any]) -> Any:
 
 
 def _call_event(call: ToolCall) -> ToolCallEvent:
-    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
+    arguments = (
+        call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
+    )
     return ToolCallEvent(call.name, arguments=arguments, id=call.id)
 
 
@@ -100,7 +102,7 @@ def _echo(messages: Sequence[Any]) -> str:
     return "\n".join(t for t in texts if t)
 
 
-def seen_results(events: Sequence[Any]) -> list[SeenResult]:
+def seen_results(events: Iterable[Any]) -> list[SeenResult]:
     """Every tool result the model was sent, from a stream's history."""
     seen: list[SeenResult] = []
     for event in events:
@@ -162,7 +164,7 @@ class AG2Harness(Harness):
         reply = await agent.ask("start", stream=stream)
         events = await stream.history.get_events()
         results = seen_results(events)
-        exceptions = [
+        exceptions: list[BaseException] = [
             r.error
             for e in events
             if isinstance(e, ToolResultsEvent)

@@ -1,0 +1,134 @@
+"""Shared pieces of the reliability tests: tools that record their calls, ports that count,
+the installed plugins' harnesses, and ways of looking at model-visible errors."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata as md
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent_sdk import CallContext, Decision, ToolSpec
+from agent_sdk.plugins import ENV_NO_AUTOLOAD, ENV_ONLY, KNOWN_DISTRIBUTIONS, reset_plugins
+
+
+def plugin_names() -> list[str]:
+    """Our integrations that are installed here (entry points read, nothing imported)."""
+    ours = set(KNOWN_DISTRIBUTIONS.values())
+    names = []
+    for ep in md.entry_points(group="agent_sdk"):
+        dist = getattr(ep, "dist", None)
+        if dist is not None and dist.metadata["Name"] in ours and ep.name not in names:
+            names.append(ep.name)
+    return sorted(names)
+
+
+@contextmanager
+def only_plugin(name: str) -> Iterator[Any]:
+    """Load only ``name``'s plugin (others take seconds to import) and yield its Harness."""
+    saved = {k: os.environ.get(k) for k in (ENV_ONLY, ENV_NO_AUTOLOAD)}
+    os.environ[ENV_ONLY] = name
+    os.environ.pop(ENV_NO_AUTOLOAD, None)
+    reset_plugins()
+    try:
+        from agent_sdk import get_integration
+
+        yield get_integration(name).load_harness()
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        reset_plugins()
+
+
+def error_of(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError):
+        return None
+    if isinstance(value, dict) and isinstance(value.get("error"), dict):
+        return value["error"]  # type: ignore[no-any-return]
+    return None
+
+
+class Calls:
+    """Handlers that record every call they get."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def typed_spec(self, *, name: str = "book", confirm: bool = False) -> ToolSpec:
+        class Nested(BaseModel):
+            tag: str
+
+        class Args(BaseModel):
+            count: int
+            label: str
+            ratio: float = 1.0
+            nested: Nested | None = None
+            items: list[int] = []
+
+        async def book(
+            count: int,
+            label: str,
+            ratio: float,
+            nested: Nested | None,
+            items: list[int],
+            ctx: CallContext,
+        ) -> str:
+            self.calls.append({"count": count, "label": label, "ratio": ratio})
+            return f"booked {count}"
+
+        return ToolSpec(
+            name=name, description="Book things.", handler=book, input_model=Args, confirm=confirm
+        )
+
+    def schema_spec(self, *, name: str = "pay", confirm: bool = True) -> ToolSpec:
+        async def pay(amount: float, to: str, ctx: CallContext) -> str:
+            self.calls.append({"amount": amount, "to": to, "ctx": ctx})
+            await asyncio.sleep(0)
+            return f"paid {amount} to {to}"
+
+        return ToolSpec(
+            name=name,
+            description="Pay someone; needs approval.",
+            handler=pay,
+            input_schema={
+                "type": "object",
+                "properties": {"amount": {"type": "number"}, "to": {"type": "string"}},
+                "required": ["amount", "to"],
+            },
+            confirm=confirm,
+        )
+
+
+class CountingPort:
+    def __init__(self, answer: Decision | bool = True) -> None:
+        self.answer = answer
+        self.requests: list[dict[str, Any]] = []
+
+    async def request(self, tool: str, arguments: dict[str, Any], **kw: Any) -> Decision:
+        self.requests.append({"tool": tool, "arguments": arguments, **kw})
+        await asyncio.sleep(0)
+        if isinstance(self.answer, bool):
+            return Decision(self.answer, reason=None if self.answer else "no")
+        return self.answer
+
+
+def chain(exc: BaseException | None) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        yield e
+        stack += [e.__cause__, e.__context__, *getattr(e, "exceptions", ())]

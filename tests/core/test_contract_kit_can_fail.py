@@ -1,73 +1,76 @@
-"""The contract kit catches wrong integrations: each broken harness fails the checks it breaks."""
+"""The contract kit catches wrong integrations: each broken variant of the plugin template's
+(correct) minifw integration fails the checks it breaks."""
 
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
-
-HERE = Path(__file__).parent
 
 BROKEN = {
     # Leaks the traceback to the model instead of the structured error.
     "leaky": """
-        import traceback
-        from tiny import TinyHarness, TinyResult, TinyTool, tiny_tool
-        class Broken(TinyHarness):
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool, ToolResult
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
             def export_tool(self, spec, *, executor, approval=None):
-                good = tiny_tool(spec, executor=executor, approval=approval)
-                async def fn(arguments, call_id, conversation_id):
-                    res = await good.fn(arguments, call_id, conversation_id)
+                good = minifw_tool(spec, executor, approval)
+                async def fn(event):
+                    res = await good.fn(event)
                     if res.is_error:
-                        return TinyResult("Traceback (most recent call last):\\n  File \\"x.py\\"\\n" + res.text, True, res.exception)
+                        return ToolResult("Traceback (most recent call last):\\n  File \\"x.py\\"\\n" + res.text, True, res.exception)
                     return res
-                return TinyTool(good.name, good.description, good.parameters, fn)
+                return Tool(good.name, good.description, good.parameters, fn)
     """,
     # Skips the executor: no validation, no approval, no structured errors.
     "direct": """
         import json
-        from tiny import TinyHarness, TinyResult, TinyTool
-        class Broken(TinyHarness):
+        from agent_sdk_minifw.framework import Tool, ToolResult
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
             def export_tool(self, spec, *, executor, approval=None):
-                async def fn(arguments, call_id, conversation_id):
-                    kwargs = json.loads(arguments) if arguments.strip().startswith("{") else {}
+                async def fn(event):
+                    kwargs = json.loads(event.arguments) if event.arguments.strip().startswith("{") else {}
                     if spec._wants_ctx:
                         kwargs["ctx"] = None
                     value = spec.handler(**kwargs)
                     if hasattr(value, "__await__"):
                         value = await value
-                    return TinyResult(str(value))
-                return TinyTool(spec.name, spec.description, spec.json_schema(), fn)
+                    return ToolResult(str(value))
+                return Tool(spec.name, spec.description, spec.json_schema(), fn)
     """,
     # Trusts whatever token is in the ambient context and reuses the ambient context.
     "token-trusting": """
         from agent_sdk import current_context, CallContext
-        from tiny import TinyHarness, TinyResult, TinyTool
-        class Broken(TinyHarness):
+        from agent_sdk_minifw.framework import Tool, ToolResult
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
             def export_tool(self, spec, *, executor, approval=None):
-                async def fn(arguments, call_id, conversation_id):
+                async def fn(event):
                     ambient = current_context()
                     if ambient is not None and ambient.approval is not None:
-                        value = await spec.handler(**spec.handler_kwargs(spec.validate(arguments), ambient))
-                        return TinyResult(str(value))
-                    ctx = CallContext(run_id=conversation_id, call_id=call_id)
-                    outcome = await executor.run_spec(spec, arguments, ctx)
-                    return TinyResult(outcome.text, not outcome.ok)
-                return TinyTool(spec.name, spec.description, spec.json_schema(), fn)
+                        value = await spec.handler(**spec.handler_kwargs(spec.validate(event.arguments), ambient))
+                        return ToolResult(str(value))
+                    ctx = CallContext(run_id=event.session_id, call_id=event.call_id)
+                    outcome = await executor.run_spec(spec, event.arguments, ctx)
+                    return ToolResult(outcome.text, not outcome.ok)
+                return Tool(spec.name, spec.description, spec.json_schema(), fn)
     """,
     # Shares one child between calls (history mixes) and ignores the return mode.
     "shared-child": """
         from agent_sdk import AgentResponse, Message, Usage, agent_tool
-        from tiny import TinyAgent, TinyHarness, tiny_tool
-        class Broken(TinyHarness):
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Agent
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
             def export_agent_tool(self, agent, *, return_mode="last", timeout=None, input_schema=None):
                 history = []
                 async def invoke(request, ctx):
                     history.append(request)
-                    run = await TinyAgent(agent.name, agent.turns, agent.tools).run("\\n".join(history))
-                    return AgentResponse(messages=[Message(m["role"], m["text"]) for m in run.messages], usage=Usage(model_calls=run.model_calls))
+                    session = await Agent(agent.name, agent.turns, agent.tools).run("\\n".join(history))
+                    return AgentResponse(messages=[Message(m["role"], m["text"]) for m in session.messages], usage=Usage(model_calls=session.model_calls))
                 spec = agent_tool(invoke, name=agent.name, description="d", return_mode="all", timeout=timeout)
-                return tiny_tool(spec)
+                return minifw_tool(spec)
     """,
 }
 
@@ -89,7 +92,6 @@ EXPECTED_FAILURES = {
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_a_broken_integration_fails_the_matching_checks(pytester, name):
-    pytester.syspathinsert(HERE)
     pytester.makepyfile(
         broken_impl=textwrap.dedent(BROKEN[name]),
         test_broken=textwrap.dedent(

@@ -1,35 +1,22 @@
-"""The demo scenario on the tiny reference framework (each real framework runs it in tests/e2e)."""
+"""The demo scenario on the plugin template's minifw (each real framework runs it in tests/e2e)."""
 
 import asyncio
 import io
 
 import pytest
 
-from agent_sdk import Integration, IntegrationError, hookimpl
+from agent_sdk import IntegrationError
 from agent_sdk.demo import pick_integration, run_demo
 from agent_sdk.plugins import register_plugin, unregister_plugin
-
-TINY = Integration(
-    name="tiny",
-    distribution="tests",
-    framework="pluggy",
-    supported=">=1",
-    harness="tiny:TinyHarness",
-)
-
-
-class TinyPlugin:
-    @hookimpl
-    def agent_sdk_integrations(self):
-        return [TINY]
 
 
 @pytest.fixture
 def tiny_plugin():
-    plugin = TinyPlugin()
-    register_plugin(plugin)
+    from agent_sdk_minifw import _plugin
+
+    register_plugin(_plugin)
     yield
-    unregister_plugin(plugin)
+    unregister_plugin(_plugin)
 
 
 @pytest.mark.parametrize(
@@ -40,7 +27,7 @@ def test_demo_runs_the_hierarchy(tiny_plugin, spans, approve, answer, sent):
     prompt = io.StringIO()
     result = asyncio.run(
         run_demo(
-            pick_integration("tiny"), approve=approve, stdin=io.StringIO(answer), stdout=prompt
+            pick_integration("minifw"), approve=approve, stdin=io.StringIO(answer), stdout=prompt
         )
     )
     assert {n: o["verdict"] for n, o in result["opinions"].items()} == {

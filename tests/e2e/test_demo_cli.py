@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import entry_point_name, plugin_dirs
+from e2e_support import entry_point_name, plugin_dirs
 
 FRAMEWORKS = [entry_point_name(p) for p in plugin_dirs()]
 
@@ -14,7 +14,16 @@ FRAMEWORKS = [entry_point_name(p) for p in plugin_dirs()]
 def test_demo_prints_answer_report_and_tree(framework, tmp_path):
     trace = tmp_path / "trace.json"
     out = subprocess.run(
-        [sys.executable, "-m", "agent_sdk.cli", "demo", "--framework", framework, "--trace-file", str(trace)],
+        [
+            sys.executable,
+            "-m",
+            "agent_sdk.cli",
+            "demo",
+            "--framework",
+            framework,
+            "--trace-file",
+            str(trace),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -32,7 +41,11 @@ def test_demo_prints_answer_report_and_tree(framework, tmp_path):
     assert "outcome=recursion" in tree and "path=legal/tax/legal" in tree
     doc = json.loads(trace.read_text())
     run_ids = {
-        tag["value"] for t in doc["data"] for s in t["spans"] for tag in s["tags"] if tag["key"] == "agent_sdk.run_id"
+        tag["value"]
+        for t in doc["data"]
+        for s in t["spans"]
+        for tag in s["tags"]
+        if tag["key"] == "agent_sdk.run_id"
     }
     assert len(doc["data"]) == 1 and len(run_ids) == 1, "one run, one trace"
 
@@ -40,10 +53,22 @@ def test_demo_prints_answer_report_and_tree(framework, tmp_path):
 def test_demo_deny_does_not_send(tmp_path):
     assert FRAMEWORKS, "the framework plugins are part of this repository"
     out = subprocess.run(
-        [sys.executable, "-m", "agent_sdk.cli", "demo", "--framework", FRAMEWORKS[0], "--approve", "deny"],
+        [
+            sys.executable,
+            "-m",
+            "agent_sdk.cli",
+            "demo",
+            "--framework",
+            FRAMEWORKS[0],
+            "--approve",
+            "deny",
+        ],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-4000:]
-    assert "approval-denied" in out.stdout and "sent verdict" not in out.stdout.split("final answer")[0]
+    assert (
+        "approval-denied" in out.stdout
+        and "sent verdict" not in out.stdout.split("final answer")[0]
+    )

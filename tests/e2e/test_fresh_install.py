@@ -7,7 +7,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from conftest import ROOT, entry_point_name, plugin_dirs
+from e2e_support import ROOT, entry_point_name, plugin_dirs
 
 CHECK = """
 import json, sys
@@ -27,7 +27,13 @@ def _venv(path: Path) -> Path:
 
 def _pip(python: Path, *args: str) -> None:
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    out = subprocess.run([str(python), "-m", "pip", "install", "-q", *args], capture_output=True, text=True, env=env, timeout=900)
+    out = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
 
 
@@ -35,7 +41,9 @@ def _install_one(tmp: Path, plugin: Path) -> tuple[Path, dict]:
     python = _venv(tmp / plugin.name)
     _pip(python, str(ROOT / "core"), str(plugin))
     name = entry_point_name(plugin)
-    out = subprocess.run([str(python), "-c", CHECK, name], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [str(python), "-c", CHECK, name], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     import json
 
@@ -59,11 +67,54 @@ def test_each_plugin_installs_alone_and_is_discovered(tmp_path):
     for (python, info), plugin in zip(results, plugins, strict=True):
         assert info["names"] == [info["name"]], f"{plugin.name}: only its own integration: {info}"
         assert info["failed"] == []
-        freeze = subprocess.run([str(python), "-m", "pip", "freeze"], capture_output=True, text=True).stdout.lower()
+        freeze = subprocess.run(
+            [str(python), "-m", "pip", "freeze"], capture_output=True, text=True
+        ).stdout.lower()
         others = [p for p in plugins if p != plugin]
         for other in others:
             dist = f"agent-sdk-{other.name.replace('_', '-')}"
             assert dist not in freeze, f"{plugin.name} pulled in {dist}"
-        out = subprocess.run([str(python.parent / "agent-sdk"), "plugins"], capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [str(python.parent / "agent-sdk"), "plugins"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         line = next(line for line in out.stdout.splitlines() if line.startswith(info["name"]))
         assert line.rstrip().endswith("ok"), out.stdout
+
+
+def test_the_plugin_template_is_a_working_plugin_when_copied(tmp_path):
+    """A third party copies contrib/plugin-template, installs it beside core, and it works."""
+    import shutil
+
+    copy = tmp_path / "my-plugin"
+    shutil.copytree(
+        ROOT / "contrib" / "plugin-template",
+        copy,
+        ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"),
+    )
+    python = _venv(tmp_path / "venv")
+    _pip(python, str(ROOT / "core"), f"{copy}[test]")
+    bin_dir = python.parent
+    listed = subprocess.run(
+        [str(bin_dir / "agent-sdk"), "plugins"], capture_output=True, text=True, timeout=120
+    )
+    line = next(line for line in listed.stdout.splitlines() if line.startswith("minifw"))
+    assert "agent-sdk-minifw" in line and line.rstrip().endswith("ok"), listed.stdout
+    tests = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(copy / "tests")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert tests.returncode == 0, tests.stdout[-3000:]
+    assert " passed" in tests.stdout and "failed" not in tests.stdout
+    demo = subprocess.run(
+        [str(bin_dir / "agent-sdk"), "demo", "--framework", "minifw"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert demo.returncode == 0 and "outcome=recursion" in demo.stdout, demo.stderr[-2000:]

@@ -108,6 +108,13 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+_BUILTIN_FUNCTIONS: dict[str, Callable[[AgentResponse], str]] = {
+    "all": extract_all,
+    "last": extract_last,
+    "json": extract_json,
+}
+
+
 def check_return_mode(mode: Any) -> ReturnMode:
     """Refuse an unknown mode or an async callable at configuration time."""
     if callable(mode) and not isinstance(mode, str):
@@ -119,6 +126,8 @@ def check_return_mode(mode: Any) -> ReturnMode:
                 "response"
             )
         return mode  # type: ignore[no-any-return]
+    if isinstance(mode, str) and mode in BUILTIN_MODES:
+        return mode  # type: ignore[return-value]  # no need to load plugins for a built-in
     from agent_sdk.plugins import output_modes
 
     known = output_modes()
@@ -145,6 +154,8 @@ def extract(response: AgentResponse, mode: ReturnMode, *, agent: str = "agent") 
         )
     if callable(mode) and not isinstance(mode, str):
         fn = mode
+    elif mode in _BUILTIN_FUNCTIONS:
+        fn = _BUILTIN_FUNCTIONS[mode]
     else:
         from agent_sdk.plugins import output_modes
 

@@ -116,6 +116,10 @@ class Harness(ABC):
     """The framework marks failed tool results with its own error signal."""
     text_with_calls: bool = True
     """The scripted model can send text and tool calls in one response."""
+    raw_arguments: bool = True
+    """The integration sees the model's raw argument text. False where the framework parses
+    it first and answers malformed JSON itself (AutoGen 0.7): the kit then checks that the
+    handler never runs and the model is told of an error, in the framework's words."""
     schema_adjustments: str = ""
     """The documented changes the framework makes to the neutral schema (C1)."""
 

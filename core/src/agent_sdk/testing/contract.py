@@ -206,6 +206,10 @@ class ContractSuite:
         call = ToolCall("add", arguments)
         result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
         assert rec.calls == []
+        if arguments == "not json" and not harness.raw_arguments:
+            seen = result.result(call.id)
+            assert seen.is_error is not False and "error" in seen.text.lower(), seen.text
+            return
         err = error_of(result.result(call.id).text)
         assert err is not None and err["kind"] == "tool-args-invalid", result.result(call.id).text
         assert "add" in err["message"]

@@ -142,6 +142,9 @@ class AutogenHarness(Harness):
     parallel = True  # AssistantAgent gathers the calls of one turn
     error_flag = True  # FunctionExecutionResult.is_error
     text_with_calls = True  # CreateResult.thought -> ThoughtEvent
+    # AssistantAgent._execute_tool_call json.loads the arguments before any tool code runs
+    # and answers malformed JSON with its own "Error: Expecting value ..." (is_error=True).
+    raw_arguments = False
     schema_adjustments = "none: AutoGen hands the tool's schema to the model client verbatim"
 
     def export_tool(

@@ -1,0 +1,51 @@
+"""The contract-kit harness for minifw (also what ``agent-sdk demo --framework minifw`` runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agent_sdk import ApprovalPort, Executor, ToolSpec
+from agent_sdk.extraction import ReturnMode
+from agent_sdk.testing import Harness, RunResult, ScriptedAgent, Turn
+from agent_sdk_minifw._integration import export_agent_tool, export_tool
+from agent_sdk_minifw.framework import Agent
+
+
+class MiniHarness(Harness):
+    integration = "minifw"
+
+    def export_tool(
+        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
+    ) -> Any:
+        return export_tool(spec, executor, approval)
+
+    def advertised(self, tool: Any) -> dict[str, Any]:
+        return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+    def export_agent_tool(
+        self,
+        agent: ScriptedAgent,
+        *,
+        return_mode: ReturnMode = "last",
+        timeout: float | None = None,
+        input_schema: Any = None,
+    ) -> Any:
+        return export_agent_tool(
+            Agent(agent.name, agent.turns, agent.tools),
+            description=agent.description,
+            return_mode=return_mode,
+            timeout=timeout,
+            input_schema=input_schema,
+        )
+
+    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
+        session = await Agent("orchestrator", turns, tools).run("start")
+        return RunResult(
+            results=session.results,
+            final_text=session.final_text,
+            run_id=session.id,
+            thread_id=session.id,
+            exceptions=session.exceptions,
+            events=session.messages,
+        )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import os
+from collections.abc import Iterator
 
 import pytest
 from agents.tracing import get_trace_provider, set_trace_processors

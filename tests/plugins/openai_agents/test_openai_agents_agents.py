@@ -21,12 +21,18 @@ class Opinion(BaseModel):
 
 
 def outputs(result: Any) -> dict[str, str]:
-    return {i.call_id: i.output for i in result.new_items if getattr(i, "type", "") == "tool_call_output_item"}
+    return {
+        i.call_id: i.output
+        for i in result.new_items
+        if getattr(i, "type", "") == "tool_call_output_item"
+    }
 
 
 def ask(tool: Any, request: str = "review") -> tuple[str, Any]:
     call = ToolCall(tool.name, {"request": request})
-    parent = Agent(name="boss", model=ScriptedModel([Turn.call(call), Turn.say("done")]), tools=[tool])
+    parent = Agent(
+        name="boss", model=ScriptedModel([Turn.call(call), Turn.say("done")]), tools=[tool]
+    )
     result = asyncio.run(Runner.run(parent, "go", run_config=RunConfig(tracing_disabled=True)))
     return outputs(result)[call.id], result
 
@@ -42,7 +48,9 @@ def test_json_mode_gives_structured_output_as_json_not_str() -> None:
     # The SDK's own as_tool sends str(Opinion), a Python repr, for the same child
     native = reviewer.as_tool(tool_name="legal_native", tool_description="d")
     call = ToolCall("legal_native", {"input": "review"})
-    parent = Agent(name="boss", model=ScriptedModel([Turn.call(call), Turn.say("done")]), tools=[native])
+    parent = Agent(
+        name="boss", model=ScriptedModel([Turn.call(call), Turn.say("done")]), tools=[native]
+    )
     result = asyncio.run(Runner.run(parent, "go", run_config=RunConfig(tracing_disabled=True)))
     [item] = [i for i in result.new_items if getattr(i, "type", "") == "tool_call_output_item"]
     assert item.raw_item["output"] == "verdict='reject' reason='too broad'"
@@ -56,14 +64,20 @@ def test_the_child_runs_fresh_on_its_own_conversation_with_usage_reported() -> N
     async def main() -> str:
         async with run_scope("run-usage") as state:
             call = ToolCall("echo", {"request": "only this"})
-            parent = Agent(name="boss", model=ScriptedModel([Turn.call(call), Turn.say("done")]), tools=[tool])
+            parent = Agent(
+                name="boss", model=ScriptedModel([Turn.call(call), Turn.say("done")]), tools=[tool]
+            )
             result = await Runner.run(parent, "go", run_config=RunConfig(tracing_disabled=True))
             seen.append(state.report.as_dict())
             return outputs(result)[call.id]
 
     assert asyncio.run(main()) == "only this"
     per_path = seen[0]["per_path"]["echo"]
-    assert per_path["model_calls"] == 1 and per_path["input_tokens"] == 10 and per_path["output_tokens"] == 5
+    assert (
+        per_path["model_calls"] == 1
+        and per_path["input_tokens"] == 10
+        and per_path["output_tokens"] == 5
+    )
     assert per_path["input_chars"] >= len("only this") + len("Repeat.")
 
 
@@ -74,7 +88,12 @@ def test_child_tools_share_the_parent_run_id_and_nest_their_path() -> None:
         contexts.append(ctx)
         return "probed"
 
-    spec = ToolSpec(name="probe", description="d", handler=probe, input_schema={"type": "object", "properties": {}})
+    spec = ToolSpec(
+        name="probe",
+        description="d",
+        handler=probe,
+        input_schema={"type": "object", "properties": {}},
+    )
     child = Agent(
         name="worker",
         model=ScriptedModel([Turn.call(ToolCall("probe", {})), Turn.say("ok")]),
@@ -86,7 +105,9 @@ def test_child_tools_share_the_parent_run_id_and_nest_their_path() -> None:
         model=ScriptedModel([Turn.call(call, ToolCall("probe", {})), Turn.say("done")]),
         tools=[openai_agents_agent_tool(child, name="worker"), openai_agents_tool(spec)],
     )
-    asyncio.run(Runner.run(parent, "go", run_config=RunConfig(trace_id="trace_0123", tracing_disabled=True)))
+    asyncio.run(
+        Runner.run(parent, "go", run_config=RunConfig(trace_id="trace_0123", tracing_disabled=True))
+    )
     by_path = {c.path: c for c in contexts}
     assert set(by_path) == {(), ("worker",)}
     assert {c.run_id for c in contexts} == {"trace_0123"}

@@ -43,14 +43,20 @@ class Ledger:
 
 
 def outputs(result: Any) -> dict[str, str]:
-    return {i.call_id: i.output for i in result.new_items if getattr(i, "type", "") == "tool_call_output_item"}
+    return {
+        i.call_id: i.output
+        for i in result.new_items
+        if getattr(i, "type", "") == "tool_call_output_item"
+    }
 
 
 def agent_with(tools: list[Any], turns: list[Turn], name: str = "cashier") -> Agent[Any]:
     return Agent(name=name, model=ScriptedModel(turns), tools=tools)
 
 
-RC = RunConfig(tracing_disabled=False)  # SDK tracing on (export off, see conftest): run id = trace id
+RC = RunConfig(
+    tracing_disabled=False
+)  # SDK tracing on (export off, see conftest): run id = trace id
 
 
 def test_approved_and_denied_calls_never_pause_the_run() -> None:
@@ -62,14 +68,24 @@ def test_approved_and_denied_calls_never_pause_the_run() -> None:
         return Decision.approve() if req.arguments["to"] == "ann" else Decision.deny("not bob")
 
     tool = openai_agents_tool(ledger.spec(), approval=CallbackApproval(reviewer))
-    ok, no, small = ToolCall("pay", {"amount": 50, "to": "ann"}), ToolCall("pay", {"amount": 50, "to": "bob"}), ToolCall("pay", {"amount": 5, "to": "bob"})
-    result = asyncio.run(Runner.run(agent_with([tool], [Turn.call(ok, no, small), Turn.say("done")]), "go", run_config=RC))
+    ok, no, small = (
+        ToolCall("pay", {"amount": 50, "to": "ann"}),
+        ToolCall("pay", {"amount": 50, "to": "bob"}),
+        ToolCall("pay", {"amount": 5, "to": "bob"}),
+    )
+    result = asyncio.run(
+        Runner.run(
+            agent_with([tool], [Turn.call(ok, no, small), Turn.say("done")]), "go", run_config=RC
+        )
+    )
     assert result.interruptions == [] and result.final_output == "done"
     out = outputs(result)
     assert out[ok.id] == "paid 50 to ann" and out[small.id] == "paid 5 to bob"
     assert json.loads(out[no.id])["error"]["kind"] == "approval-denied"
     assert sorted(asked) == sorted([ok.id, no.id]), "only confirm calls are asked, once each"
-    assert sorted(ledger.paid, key=str) == sorted([{"amount": 50, "to": "ann"}, {"amount": 5, "to": "bob"}], key=str)
+    assert sorted(ledger.paid, key=str) == sorted(
+        [{"amount": 50, "to": "ann"}, {"amount": 5, "to": "bob"}], key=str
+    )
 
 
 def test_pending_pauses_and_a_resume_after_approval_runs_the_tool_once(tmp_path: Path) -> None:
@@ -162,7 +178,9 @@ def test_bind_approval_gates_a_native_sdk_tool() -> None:
 
     wipe.needs_approval = INTEGRATION.bind_approval(CallbackApproval(reviewer))
     ok, bad = ToolCall("wipe", {"target": "tmp"}), ToolCall("wipe", {"target": "prod"})
-    result = asyncio.run(Runner.run(agent_with([wipe], [Turn.call(ok, bad), Turn.say("done")]), "go", run_config=RC))
+    result = asyncio.run(
+        Runner.run(agent_with([wipe], [Turn.call(ok, bad), Turn.say("done")]), "go", run_config=RC)
+    )
     assert ran == ["tmp"]
     assert [i.call_id for i in result.interruptions] == [bad.id], "a denial pauses for the host"
     assert ("wipe", {"target": "prod"}) in asked

@@ -18,7 +18,9 @@ from agent_sdk_openai_agents.testing import ScriptedModel
 
 
 def run_calls(tool: Any, *calls: ToolCall) -> Any:
-    agent = Agent(name="o", model=ScriptedModel([Turn.call(*calls), Turn.say("done")]), tools=[tool])
+    agent = Agent(
+        name="o", model=ScriptedModel([Turn.call(*calls), Turn.say("done")]), tools=[tool]
+    )
     return asyncio.run(Runner.run(agent, "go", run_config=RunConfig(tracing_disabled=True)))
 
 
@@ -64,7 +66,9 @@ def test_a_null_for_an_optional_field_is_mapped_back_to_the_default() -> None:
     call = ToolCall("forecast", {"city": "Rome", "days": None, "note": None})
     result = run_calls(tool, call)
     assert seen == [{"city": "Rome", "days": 3, "note": None}]
-    outputs = [i.output for i in result.new_items if getattr(i, "type", "") == "tool_call_output_item"]
+    outputs = [
+        i.output for i in result.new_items if getattr(i, "type", "") == "tool_call_output_item"
+    ]
     assert outputs == ['{"city": "Rome", "days": 3}'], "results go out as JSON, not a repr"
 
 
@@ -75,7 +79,9 @@ def test_a_null_for_an_optional_field_is_mapped_back_to_the_default() -> None:
         {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
         {
             "type": "object",
-            "properties": {"x": {"anyOf": [{"type": "object", "properties": {"y": {"type": "string"}}}]}},
+            "properties": {
+                "x": {"anyOf": [{"type": "object", "properties": {"y": {"type": "string"}}}]}
+            },
         },
     ],
 )
@@ -104,12 +110,20 @@ def test_non_strict_tools_still_validate_and_report_in_the_loop() -> None:
         name="tag",
         description="d",
         handler=lambda tags: calls.append(tags) or "ok",
-        input_schema={"type": "object", "properties": {"tags": {"type": "object"}}, "required": ["tags"]},
+        input_schema={
+            "type": "object",
+            "properties": {"tags": {"type": "object"}},
+            "required": ["tags"],
+        },
     )
     tool = openai_agents_tool(spec)
     ok, bad = ToolCall("tag", {"tags": {"a": 1}}), ToolCall("tag", {"tags": [1]})
     result = run_calls(tool, ok, bad)
-    outputs = {i.call_id: i.output for i in result.new_items if getattr(i, "type", "") == "tool_call_output_item"}
+    outputs = {
+        i.call_id: i.output
+        for i in result.new_items
+        if getattr(i, "type", "") == "tool_call_output_item"
+    }
     assert outputs[ok.id] == "ok" and calls == [{"a": 1}]
     assert '"tool-args-invalid"' in outputs[bad.id]
 

@@ -44,7 +44,9 @@ def run(tools: list[Any], turns: list[Turn], **config: Any) -> Any:
 
 
 def outputs(result: Any) -> dict[str, Any]:
-    return {i.call_id: i for i in result.new_items if getattr(i, "type", "") == "tool_call_output_item"}
+    return {
+        i.call_id: i for i in result.new_items if getattr(i, "type", "") == "tool_call_output_item"
+    }
 
 
 def spec_of(handler: Any, name: str = "t", **props: Any) -> ToolSpec:
@@ -81,7 +83,12 @@ def test_integration_binds_a_context_from_a_tool_context() -> None:
         bound.append(INTEGRATION.bind_context(ctx))
         return "ok"
 
-    native = FunctionTool(name="n", description="d", params_json_schema={"type": "object", "properties": {}}, on_invoke_tool=on_invoke)
+    native = FunctionTool(
+        name="n",
+        description="d",
+        params_json_schema={"type": "object", "properties": {}},
+        on_invoke_tool=on_invoke,
+    )
     call = ToolCall("n", {})
     run([native], [Turn.call(call), Turn.say("done")], trace_id="trace_abc")
     assert bound[0].call_id == call.id and bound[0].run_id == "trace_abc"
@@ -91,7 +98,12 @@ def test_a_raw_function_tool_that_raises_fails_the_run_ours_does_not() -> None:
     async def boom(ctx: ToolContext[Any], args: str) -> str:
         raise RuntimeError("raw boom")
 
-    raw = FunctionTool(name="raw", description="d", params_json_schema={"type": "object", "properties": {}}, on_invoke_tool=boom)
+    raw = FunctionTool(
+        name="raw",
+        description="d",
+        params_json_schema={"type": "object", "properties": {}},
+        on_invoke_tool=boom,
+    )
     with pytest.raises(UserError) as info:
         run([raw], [Turn.call(ToolCall("raw", {})), Turn.say("done")])
     assert isinstance(info.value.__cause__, RuntimeError)
@@ -106,7 +118,11 @@ def test_a_raw_function_tool_that_raises_fails_the_run_ours_does_not() -> None:
     assert result.final_output == "recovered"
     assert '"kind": "tool-failed"' in item.output and "our boom" in item.output
     assert item.custom_data == {
-        ERROR_DATA_KEY: {"is_error": True, "kind": "tool-failed", "message": "tool 'ours' failed: RuntimeError: our boom"}
+        ERROR_DATA_KEY: {
+            "is_error": True,
+            "kind": "tool-failed",
+            "message": "tool 'ours' failed: RuntimeError: our boom",
+        }
     }
     error = tool_error(call.id)
     assert error is not None and isinstance(error.cause, RuntimeError)
@@ -149,7 +165,11 @@ def test_max_function_tool_concurrency_is_kept(limit: int | None, serial: bool) 
     tool = openai_agents_tool(spec_of(nap, name="nap", label={"type": "string"}))
     calls = [ToolCall("nap", {"label": f"n{i}"}) for i in range(3)]
     t0 = time.monotonic()
-    run([tool], [Turn.call(*calls), Turn.say("done")], tool_execution=ToolExecutionConfig(max_function_tool_concurrency=limit))
+    run(
+        [tool],
+        [Turn.call(*calls), Turn.say("done")],
+        tool_execution=ToolExecutionConfig(max_function_tool_concurrency=limit),
+    )
     wall = time.monotonic() - t0
     assert (wall >= 0.85) if serial else (wall < 0.8), wall
 
@@ -178,7 +198,10 @@ def test_tools_from_a_registry_share_one_executor() -> None:
 
 def test_the_plugin_is_found_through_its_entry_point() -> None:
     found = get_integration("openai-agents")
-    assert found is INTEGRATION and found.harness == "agent_sdk_openai_agents.testing:OpenAIAgentsHarness"
+    assert (
+        found is INTEGRATION
+        and found.harness == "agent_sdk_openai_agents.testing:OpenAIAgentsHarness"
+    )
     assert isinstance(INTEGRATION.bind_approval(AutoApprove()), NativeApproval)
     tool = INTEGRATION.export_tool(spec_of(lambda: "x"), executor=Executor())
     assert isinstance(tool, FunctionTool)
@@ -186,9 +209,13 @@ def test_the_plugin_is_found_through_its_entry_point() -> None:
         INTEGRATION.export_tool(spec_of(lambda: "x"), middleware=[object()])
 
 
-def test_a_framework_outside_the_supported_range_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(plugin, "INTEGRATION", dataclasses.replace(INTEGRATION, supported=">=0.25,<0.26"))
-    with pytest.raises(IntegrationError, match="0.25"):
+def test_a_framework_outside_the_supported_range_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        plugin, "INTEGRATION", dataclasses.replace(INTEGRATION, supported=">=0.25,<0.26")
+    )
+    with pytest.raises(IntegrationError, match=r"0\.25"):
         plugin.openai_agents_tool(spec_of(lambda: "x"))
     with pytest.raises(IntegrationError):
         plugin.openai_agents_agent_tool(Agent(name="a"))

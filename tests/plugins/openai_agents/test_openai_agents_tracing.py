@@ -41,7 +41,9 @@ def ancestors(span: Any, by_id: dict[int, Any]) -> list[str]:
 def hierarchy() -> tuple[Agent[Any], ToolCall]:
     child = Agent(
         name="analyst",
-        model=ScriptedModel([Turn.call(ToolCall("add", {"a": 1, "b": 2})), Turn.say("3")], name="child-model"),
+        model=ScriptedModel(
+            [Turn.call(ToolCall("add", {"a": 1, "b": 2})), Turn.say("3")], name="child-model"
+        ),
         tools=[openai_agents_tool(add_spec(), executor=Executor())],
     )
     call = ToolCall("analyst", {"request": "add"})
@@ -81,13 +83,21 @@ def test_sdk_spans_join_our_tree(otel: Any) -> None:
     assert leaf.attributes[sc.PATH] == "analyst/add" and leaf.attributes[sc.RUN_ID] == "run-1"
     chain = ancestors(leaf, by_id)
     assert chain[:4] == ["turn 1", "invoke_agent analyst", "execute_tool analyst", "turn 1"], chain
-    assert chain[4:] == ["invoke_agent boss", "invoke_workflow review", "invoke_workflow review"], chain
-    [child_chat] = [s for s in spans if s.name == "chat child-model" and s.attributes.get(sc.GEN_AI_USAGE_INPUT_TOKENS)][:1]
+    assert chain[4:] == ["invoke_agent boss", "invoke_workflow review", "invoke_workflow review"], (
+        chain
+    )
+    [child_chat] = [
+        s
+        for s in spans
+        if s.name == "chat child-model" and s.attributes.get(sc.GEN_AI_USAGE_INPUT_TOKENS)
+    ][:1]
     assert "invoke_agent analyst" in ancestors(child_chat, by_id)
     bridged = [s for s in spans if s.attributes and "openai_agents.span_id" in s.attributes]
     assert bridged, "bridged spans keep the SDK ids as attributes"
     for s in bridged:
-        assert format(s.context.span_id, "016x") not in s.attributes["openai_agents.span_id"], "fresh OTel ids"
+        assert format(s.context.span_id, "016x") not in s.attributes["openai_agents.span_id"], (
+            "fresh OTel ids"
+        )
 
 
 def test_native_function_spans_are_mapped_and_errors_marked(otel: Any) -> None:
@@ -100,13 +110,19 @@ def test_native_function_spans_are_mapped_and_errors_marked(otel: Any) -> None:
 
     bridge = instrument()
     try:
-        agent = Agent(name="a", model=ScriptedModel([Turn.call(ToolCall("shout", {"text": "hi"})), Turn.say("ok")]), tools=[shout])
+        agent = Agent(
+            name="a",
+            model=ScriptedModel([Turn.call(ToolCall("shout", {"text": "hi"})), Turn.say("ok")]),
+            tools=[shout],
+        )
         asyncio.run(Runner.run(agent, "go", run_config=RC))
     finally:
         bridge.uninstrument()
     [fn] = [s for s in otel.get_finished_spans() if s.name == "execute_tool shout"]
     assert fn.attributes[sc.GEN_AI_TOOL_NAME] == "shout"
-    assert "turn 1" in [s.name for s in otel.get_finished_spans() if s.context.span_id == fn.parent.span_id]
+    assert "turn 1" in [
+        s.name for s in otel.get_finished_spans() if s.context.span_id == fn.parent.span_id
+    ]
 
 
 class Counting(TracingProcessor):
@@ -154,7 +170,11 @@ def test_a_resumed_run_gets_a_fresh_root(otel: Any, tmp_path: Any) -> None:
     spec.confirm = True
     port = DeferredApproval(tmp_path / "a.db")
     tool = openai_agents_tool(spec, approval=port)
-    agent = Agent(name="a", model=ScriptedModel([Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("2")]), tools=[tool])
+    agent = Agent(
+        name="a",
+        model=ScriptedModel([Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("2")]),
+        tools=[tool],
+    )
     bridge = instrument()
     try:
 
@@ -173,5 +193,7 @@ def test_a_resumed_run_gets_a_fresh_root(otel: Any, tmp_path: Any) -> None:
     roots = [s for s in spans if s.name.startswith("invoke_workflow")]
     assert [r.name for r in roots] == ["invoke_workflow review", "invoke_workflow review (resumed)"]
     by_id = {s.context.span_id: s for s in spans}
-    [tool_span] = [s for s in spans if s.name == "execute_tool add" and s.attributes.get(sc.OUTCOME) == "ok"]
+    [tool_span] = [
+        s for s in spans if s.name == "execute_tool add" and s.attributes.get(sc.OUTCOME) == "ok"
+    ]
     assert "invoke_workflow review (resumed)" in ancestors(tool_span, by_id)

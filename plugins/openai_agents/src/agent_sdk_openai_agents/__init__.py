@@ -24,7 +24,6 @@ from agent_sdk import (
     hookimpl,
 )
 from agent_sdk.extraction import ReturnMode
-
 from agent_sdk_openai_agents._agents import build_agent_tool
 from agent_sdk_openai_agents._approval import NativeApproval
 from agent_sdk_openai_agents._context import bind_tool_context

@@ -32,7 +32,6 @@ from agent_sdk import (
     agent_tool,
 )
 from agent_sdk.extraction import ReturnMode
-
 from agent_sdk_openai_agents._tools import build_tool, current_tool_context, pending_error
 
 _APPROVAL_ID = re.compile(r"\bapr_[0-9a-f]+\b")
@@ -192,7 +191,9 @@ def build_agent_tool(
             prompt = None
         else:
             before = None
-            prompt = request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
+            prompt = (
+                request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
+            )
             child = agent.clone()  # a fresh child per call: parallel calls share nothing
             result = await Runner.run(
                 child, prompt, context=app_context, run_config=config, max_turns=_turns(max_turns)

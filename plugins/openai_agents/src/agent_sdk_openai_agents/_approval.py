@@ -8,7 +8,6 @@ from agents import RunContextWrapper
 from agents.tracing import get_current_span
 
 from agent_sdk import ApprovalPort, ConfigurationError, Decision
-
 from agent_sdk_openai_agents._context import bind_tool_context
 
 
@@ -45,7 +44,9 @@ class NativeApproval:
             path=ctx.path,
         )
         self.decisions[call_id] = decision
-        return not (decision.approved and decision.pending_id is None and decision.arguments is None)
+        return not (
+            decision.approved and decision.pending_id is None and decision.arguments is None
+        )
 
 
 def _tool_name() -> str:

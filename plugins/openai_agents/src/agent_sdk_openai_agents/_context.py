@@ -7,6 +7,7 @@ is the conversation id we hand to ``bind_call``; ``bind_call`` still gives an ac
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from typing import Any
@@ -55,10 +56,8 @@ def conversation_id(wrapper: RunContextWrapper[Any] | None) -> str:
         config = getattr(wrapper, "run_config", None) if isinstance(wrapper, ToolContext) else None
         chosen = getattr(config, "trace_id", None) or gen_trace_id()
         _fallback_ids[key] = chosen
-    try:
+    with contextlib.suppress(TypeError):  # a Usage that cannot be weakly referenced
         weakref.finalize(usage, _forget, key)
-    except TypeError:  # pragma: no cover - a Usage that cannot be weakly referenced
-        pass
     return chosen
 
 

@@ -63,7 +63,6 @@ class ExportedSchema:
             return args_json
         return _drop_nulls(value, self.optionals)
 
-
     def map_back_value(self, value: dict[str, Any]) -> dict[str, Any]:
         """``map_back`` for arguments already parsed into a dict."""
         if not self.strict or self.optionals is None or self.optionals.empty():

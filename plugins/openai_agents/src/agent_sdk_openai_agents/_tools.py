@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import threading
 from collections import OrderedDict
@@ -29,7 +30,6 @@ from agent_sdk import (
     ToolSpec,
 )
 from agent_sdk.executor import safe_message
-
 from agent_sdk_openai_agents import _tracing
 from agent_sdk_openai_agents._context import bind_tool_context
 from agent_sdk_openai_agents._schema import ExportedSchema, export_schema
@@ -175,15 +175,17 @@ def _mark_failed(tool_context: ToolContext[Any], error: ToolError) -> None:
     _keep_failure(tool_context.tool_call_id, error)
     span = get_current_span()
     if span is not None:
-        try:
+        with contextlib.suppress(Exception):  # a span implementation that refuses errors
             span.set_error(
                 SpanError(
                     message=f"Error running tool: {error.kind.value}",
-                    data={"tool_name": error.tool or "", "kind": error.kind.value, "error": error.message},
+                    data={
+                        "tool_name": error.tool or "",
+                        "kind": error.kind.value,
+                        "error": error.message,
+                    },
                 )
             )
-        except Exception:  # pragma: no cover - a span implementation that refuses errors
-            pass
 
 
 def _error_data(data: FunctionToolCustomDataContext) -> dict[str, Any] | None:

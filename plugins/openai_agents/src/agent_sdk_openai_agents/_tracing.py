@@ -117,7 +117,9 @@ class OpenTelemetryBridge(TracingProcessor):
         attributes: dict[str, Any],
         kind: SpanKind = SpanKind.INTERNAL,
     ) -> otel_trace.Span:
-        ctx = otel_trace.set_span_in_context(parent) if parent is not None else otel_context.Context()
+        ctx = (
+            otel_trace.set_span_in_context(parent) if parent is not None else otel_context.Context()
+        )
         span = self._tracer().start_span(
             name, context=ctx, kind=kind, attributes=attributes, start_time=start_ns
         )

@@ -25,7 +25,6 @@ from agents.usage import Usage
 from agent_sdk import ApprovalPort, ErrorKind, Executor, ToolError, ToolSpec
 from agent_sdk.extraction import ReturnMode
 from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
-
 from agent_sdk_openai_agents._schema import export_schema
 from agent_sdk_openai_agents._tools import ERROR_DATA_KEY, pending_error, tool_error
 
@@ -72,7 +71,9 @@ class ScriptedModel(Model):
         prompt: Any,
     ) -> ModelResponse:
         index = self._turn_index(input)
-        self.calls.append({"system": system_instructions, "input": input, "tools": [t.name for t in tools]})
+        self.calls.append(
+            {"system": system_instructions, "input": input, "tools": [t.name for t in tools]}
+        )
         if index >= len(self.turns):
             raise RuntimeError(f"scripted model {self.name!r} has no turn {index + 1}")
         turn = self.turns[index]
@@ -86,9 +87,16 @@ class ScriptedModel(Model):
             if text is not None:
                 output.append(assistant_message(text, item_id=f"t{index}_msg_{next(_ids)}"))
             for i, call in enumerate(turn.calls):
-                arguments = call.arguments if isinstance(call.arguments, str) else dict(call.arguments)
+                arguments = (
+                    call.arguments if isinstance(call.arguments, str) else dict(call.arguments)
+                )
                 output.append(
-                    function_call(call.name, arguments, call_id=call.id, item_id=f"t{index}_fc{i}_{next(_ids)}")
+                    function_call(
+                        call.name,
+                        arguments,
+                        call_id=call.id,
+                        item_id=f"t{index}_fc{i}_{next(_ids)}",
+                    )
                 )
             usage = Usage(requests=1, input_tokens=10, output_tokens=5, total_tokens=15)
             span.span_data.usage = {"input_tokens": 10, "output_tokens": 5}
@@ -172,7 +180,11 @@ class OpenAIAgentsHarness(Harness):
         return openai_agents_tool(spec, executor=executor, approval=approval)
 
     def advertised(self, tool: Any) -> dict[str, Any]:
-        return {"name": tool.name, "description": tool.description, "parameters": tool.params_json_schema}
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.params_json_schema,
+        }
 
     def expected_schema(self, spec: ToolSpec) -> dict[str, Any]:
         return export_schema(spec.json_schema()).params

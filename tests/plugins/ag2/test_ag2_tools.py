@@ -210,6 +210,9 @@ def test_copies_share_spec_executor_and_gate_but_copy_user_middleware() -> None:
     assert clone.middleware[-1].middleware is tool._gate, "the gate stays innermost"
     assert clone.middleware[0].middleware is not counting, "user middleware is copied, as AG2 does"
     assert clone.schema == tool.schema and clone.schema is not tool.schema
+    tool.note = ["state kept outside the slots"]  # type: ignore[attr-defined]
+    again = copy.deepcopy(tool)
+    assert again.note == tool.note and again.note is not tool.note  # type: ignore[attr-defined]
 
 
 async def test_user_middleware_runs_outside_the_gate_and_the_port_sees_what_runs() -> None:

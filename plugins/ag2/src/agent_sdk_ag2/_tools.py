@@ -200,6 +200,8 @@ class AgentSDKTool(FunctionTool):
                 if slot.startswith("__") or not hasattr(self, slot):
                     continue
                 object.__setattr__(clone, slot, deepcopy(getattr(self, slot), memo))
+        if hasattr(self, "__dict__"):  # ag2's Tool base has no __slots__
+            clone.__dict__.update(deepcopy(self.__dict__, memo))
         return clone
 
     def register(

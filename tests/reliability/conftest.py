@@ -103,12 +103,17 @@ def spans() -> Iterator[SpanLedger]:
 
 
 @pytest.fixture(autouse=True)
-def _core_only_unless_asked() -> Iterator[None]:
-    """Installed plugins are not loaded unless a test asks for one (``only_plugin``): the
-    executor's approval-policy hook would otherwise import every framework (seconds)."""
+def _core_only_unless_asked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Installed plugins are not loaded unless a test asks for one (a ``harness`` fixture
+    using ``only_plugin``): the executor's approval-policy hook would otherwise import every
+    framework (seconds)."""
     import os
 
     from agent_sdk.plugins import ENV_NO_AUTOLOAD, reset_plugins
+
+    if "harness" in request.fixturenames:
+        yield
+        return
 
     before = os.environ.get(ENV_NO_AUTOLOAD)
     os.environ[ENV_NO_AUTOLOAD] = "1"

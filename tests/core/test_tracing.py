@@ -1,12 +1,9 @@
 import asyncio
-import gzip
 import json
 import subprocess
 import sys
 import textwrap
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
@@ -24,6 +21,7 @@ from agent_sdk import (
     run_scope,
 )
 from agent_sdk import semconv as sc
+from agent_sdk.testing.otlp import OTLPReceiver
 from agent_sdk.tracing import capture_content, format_tree, load_trace_file, use_tracer_provider
 
 
@@ -220,51 +218,8 @@ def test_the_library_never_sets_the_global_provider():
 
 
 # -- the real OTLP/HTTP exporter into a local receiver ------------------------------------
-class Receiver:
-    def __init__(self):
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceRequest,
-        )
-
-        self.requests = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                if self.headers.get("Content-Encoding") == "gzip":
-                    body = gzip.decompress(body)
-                req = ExportTraceServiceRequest()
-                req.ParseFromString(body)
-                outer.requests.append((self.path, req))
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def spans(self):
-        for _, req in self.requests:
-            for rs in req.resource_spans:
-                service = {a.key: a.value.string_value for a in rs.resource.attributes}[
-                    "service.name"
-                ]
-                for ss in rs.scope_spans:
-                    for s in ss.spans:
-                        yield service, ss.scope.name, s
-
-    def close(self):
-        self.server.shutdown()
-
-
 def test_otlp_http_export_keeps_the_tree_on_the_wire(spans):
-    receiver = Receiver()
+    receiver = OTLPReceiver()
     try:
         provider = configure_tracing("agent-sdk-test", endpoint=receiver.url, set_global=False)
         spec = scenario_specs(Executor())

@@ -23,7 +23,7 @@ from agent_sdk.errors import (
     IntegrationError,
     ToolError,
 )
-from agent_sdk.executor import ApprovalGate, Executor, ToolOutcome
+from agent_sdk.executor import ApprovalGate, DecidedApproval, Executor, ToolOutcome
 from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage, extract
 from agent_sdk.hierarchy import (
     FanOutResult,
@@ -55,6 +55,7 @@ __all__ = [
     "CallContext",
     "CallbackApproval",
     "ConfigurationError",
+    "DecidedApproval",
     "Decision",
     "DeferredApproval",
     "DenyAll",

@@ -19,6 +19,8 @@ _state: dict[str, Any] = {"tracer": trace.get_tracer("agent_sdk", __version__), 
 
 
 def tracer() -> trace.Tracer:
+    """The tracer agent-sdk's spans use (follows ``use_tracer_provider``); integrations that
+    bridge a framework's own tracing use it so their spans land in the same tree."""
     return _state["tracer"]  # type: ignore[no-any-return]
 
 

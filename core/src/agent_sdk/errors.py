@@ -62,6 +62,10 @@ class ToolError(AgentSDKError):
         if cause is not None:
             self.__cause__ = cause
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Copyable and picklable (frameworks deep-copy results): rebuild from the fields.
+        return (_rebuild, (type(self), dict(self.__dict__)))
+
     def to_model(self) -> dict[str, Any]:
         """The structure the model sees: ``{"error": {"kind": ..., "message": ...}}``."""
         return {"error": {"kind": self.kind.value, "message": self.message}}
@@ -78,3 +82,10 @@ class HierarchyLimitError(ToolError):
 
     def __init__(self, message: str, *, tool: str | None = None) -> None:
         super().__init__(ErrorKind.BUDGET_EXHAUSTED, message, tool=tool)
+
+
+def _rebuild(cls: type[ToolError], state: dict[str, Any]) -> ToolError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, state.get("message", ""))
+    error.__dict__.update(state)
+    return error

@@ -151,6 +151,28 @@ class ApprovalGate:
         self.authority.discard(token)
 
 
+class DecidedApproval(ApprovalGate):
+    """A gate decision made earlier (in framework middleware or an approval policy),
+    replayed inside ``Executor.run_spec`` so a refusal gets the executor's span, error text
+    and pending-approval bookkeeping, and a token is taken (or discarded) as usual."""
+
+    def __init__(
+        self,
+        gate: ApprovalGate,
+        *,
+        token: ApprovalToken | None = None,
+        refusal: BaseException | None = None,
+    ) -> None:
+        super().__init__(gate.port, authority=gate.authority)
+        self.token = token
+        self.refusal = refusal
+
+    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
+        if self.refusal is not None:
+            raise self.refusal
+        return self.token
+
+
 class Executor:
     """Runs tool calls with the same semantics in every framework.
 

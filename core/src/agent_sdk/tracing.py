@@ -21,6 +21,7 @@ from opentelemetry import context as otel_context
 
 from agent_sdk import semconv as sc
 from agent_sdk._spans import capture_content, use_tracer_provider
+from agent_sdk._spans import tracer as get_tracer
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError
 
@@ -34,6 +35,7 @@ __all__ = [
     "configure_tracing",
     "extract",
     "format_tree",
+    "get_tracer",
     "inject",
     "load_trace_file",
     "use_tracer_provider",

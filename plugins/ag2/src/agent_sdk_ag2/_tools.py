@@ -41,6 +41,7 @@ from agent_sdk import (
     ApprovalPort,
     CallContext,
     ConfigurationError,
+    DecidedApproval,
     Executor,
     HierarchyLimitError,
     IntegrationError,
@@ -137,20 +138,6 @@ class ApprovalGateMiddleware:
             self.gate.discard(ticket.token)
 
 
-class _Decided(ApprovalGate):
-    """Replays the gate middleware's decision inside ``Executor.run_spec``, so a refusal
-    gets the same span, error text and pending-approval bookkeeping as any other."""
-
-    def __init__(self, ticket: _Ticket) -> None:
-        super().__init__(ticket.gate.gate.port, authority=ticket.gate.gate.authority)
-        self._ticket = ticket
-
-    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
-        if self._ticket.refusal is not None:
-            raise self._ticket.refusal
-        return self._ticket.token
-
-
 # -- the tool ------------------------------------------------------------------------------
 async def _runs_through_the_executor(**_: Any) -> None:  # pragma: no cover - never called
     raise RuntimeError("agent-sdk tools run through their executor")
@@ -233,7 +220,7 @@ class AgentSDKTool(FunctionTool):
             and (ticket.thread_id, ticket.call_id) == (ctx.thread_id, ctx.call_id)
         ):
             ticket.taken = True
-            gate = _Decided(ticket)
+            gate = DecidedApproval(ticket.gate.gate, token=ticket.token, refusal=ticket.refusal)
         try:
             outcome = await self.executor.run_spec(self.spec, call_arguments(event), ctx, gate=gate)
         except HierarchyLimitError as exc:

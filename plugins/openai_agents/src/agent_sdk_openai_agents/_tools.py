@@ -22,6 +22,7 @@ from agent_sdk import (
     ApprovalToken,
     CallContext,
     ConfigurationError,
+    DecidedApproval,
     ErrorKind,
     Executor,
     HierarchyLimitError,
@@ -69,19 +70,6 @@ class _Decision:
     ctx: CallContext
     token: ApprovalToken | None = None
     error: ToolError | None = None
-
-
-class _ReplayGate(ApprovalGate):
-    """Hands the executor the decision the needs_approval policy already made."""
-
-    def __init__(self, gate: ApprovalGate, decision: _Decision) -> None:
-        super().__init__(gate.port, authority=gate.authority)
-        self.decision = decision
-
-    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
-        if self.decision.error is not None:
-            raise self.decision.error
-        return self.decision.token
 
 
 class _ToolRuntime:
@@ -146,7 +134,7 @@ class _ToolRuntime:
         gate: ApprovalGate | None = self.gate
         if decision is not None and self.gate is not None:
             ctx = decision.ctx
-            gate = _ReplayGate(self.gate, decision)
+            gate = DecidedApproval(self.gate, token=decision.token, refusal=decision.error)
         else:
             # No decision: no port, or a resumed call the host approved in the SDK. The port
             # is asked (again): it is the authority, the SDK approval only resumes the call.

@@ -105,7 +105,7 @@ class OpenTelemetryBridge(TracingProcessor):
     def _tracer(self) -> otel_trace.Tracer:
         if self._provider is not None:
             return self._provider.get_tracer("agent_sdk_openai_agents")
-        from agent_sdk._spans import tracer  # the provider agent-sdk's own spans use
+        from agent_sdk.tracing import get_tracer as tracer  # the provider our own spans use
 
         return tracer()
 

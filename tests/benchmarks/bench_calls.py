@@ -1,0 +1,233 @@
+"""(1) Per-call overhead through each framework's real agent loop: native tool vs ours.
+
+Worker: ``python -m tests.benchmarks.bench_calls --framework ag2 [--quick] [--out f.json]``.
+
+Scenarios (as in research/native_baselines.md): S0 the model answers with text, S1 one tool
+call then the answer, S10 ten calls in one turn then the answer. Every agent has the tool
+registered in every scenario, so S_N - S0 is the cost of the calls alone:
+per call = S1 - S0, and (S10 - S0) / 10.
+
+Variants, interleaved round-robin in blocks (order rotating every round): the native tool,
+and our tool with agent-sdk's spans in each tracing mode (noop = no SDK, sampled-off,
+batch). The per-call figures and the ratios ours/native are computed per block (from block
+medians), then reported as the median over blocks with the min-max of blocks as spread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import gc
+import pstats
+import statistics
+import time
+from typing import Any
+
+from pydantic import BaseModel
+
+from tests.benchmarks.common import Tracing, emit, now_us, quiet_frameworks, summary, versions
+
+SCENARIOS = {"S0": 0, "S1": 1, "S10": 10}
+VARIANTS = (("native", "noop"), ("ours", "noop"), ("ours", "sampled-off"), ("ours", "batch"))
+
+
+class AddArgs(BaseModel):
+    a: int
+    b: int
+
+
+class Counter:
+    """Counts handler calls. ``add`` is a plain function (a closure), not a bound method:
+    AG2 deep-copies tools on registration, and would copy a bound method's instance."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        counter = self
+
+        async def add(a: int, b: int) -> int:
+            """Add two integers."""
+            counter.calls += 1
+            return a + b
+
+        self.add = add
+
+
+def turns_for(n: int) -> list[Any]:
+    from agent_sdk.testing import ToolCall, Turn
+
+    if n == 0:
+        return [Turn.say("done")]
+    calls = [ToolCall("add", {"a": i, "b": 2}, id=f"call_{i}") for i in range(n)]
+    return [Turn.call(*calls), Turn.say("done")]
+
+
+def build(framework: str) -> tuple[Any, dict[tuple[str, str], Any], dict[str, Counter]]:
+    from agent_sdk import ToolSpec
+    from tests.benchmarks.frameworks import DRIVERS
+
+    driver = DRIVERS[framework]()
+    counters = {"native": Counter(), "ours": Counter()}
+    native = driver.native_tool(counters["native"].add, name="add", description="Add two integers.")
+    spec = ToolSpec(
+        name="add",
+        description="Add two integers.",
+        handler=counters["ours"].add,
+        input_model=AddArgs,
+    )
+    ours = driver.our_tool(spec)
+    runners = {}
+    for kind, tool in (("native", native), ("ours", ours)):
+        for scenario, n in SCENARIOS.items():
+            runners[(kind, scenario)] = driver.runner([tool], turns_for(n))
+    return driver, runners, counters
+
+
+async def one(runner: Any, counter: Counter, n: int, tracing: Tracing, mode: str) -> float:
+    tracing.use(mode)
+    await runner.reset()
+    before = counter.calls
+    t0 = now_us()
+    final = await runner.run()
+    elapsed = now_us() - t0
+    if counter.calls - before != n:
+        raise AssertionError(f"expected {n} tool calls, the handler ran {counter.calls - before}")
+    if final != "done":
+        raise AssertionError(f"the run did not end with 'done': {final!r}")
+    return elapsed
+
+
+async def measure(
+    framework: str, *, blocks: int, reps: dict[str, int], warmup: int, profile: bool = True
+) -> dict[str, Any]:
+    driver, runners, counters = build(framework)
+    tracing = Tracing()
+    combos = [(v, m, s) for (v, m) in VARIANTS for s in SCENARIOS]
+    times: dict[tuple[str, str, str], list[list[float]]] = {c: [] for c in combos}
+    setup_started = time.perf_counter()
+    async with driver.session():
+        setup_s = time.perf_counter() - setup_started
+        for v, m, s in combos:  # first run cold, then warm-up
+            for _ in range(warmup):
+                await one(runners[(v, s)], counters[v], SCENARIOS[s], tracing, m)
+        rotation = 0
+        for _block in range(blocks):
+            gc.collect()
+            block: dict[tuple[str, str, str], list[float]] = {c: [] for c in combos}
+            rounds = max(reps.values())
+            for r in range(rounds):
+                rotation += 1
+                order = combos[rotation % len(combos) :] + combos[: rotation % len(combos)]
+                for v, m, s in order:
+                    if r < reps[s]:
+                        block[(v, m, s)].append(
+                            await one(runners[(v, s)], counters[v], SCENARIOS[s], tracing, m)
+                        )
+            for c in combos:
+                times[c].append(block[c])
+        profiled = (
+            await profile_s10(runners, counters, tracing, runs=max(5, reps["S10"] * 2))
+            if profile
+            else None
+        )
+    exported = tracing.close()
+    return {
+        "framework": framework,
+        "versions": versions(*driver.distributions, "agent-sdk"),
+        "setup_s": setup_s,
+        "spans_exported": exported,
+        "runs": {
+            f"{v}|{m}|{s}": summary(x for b in times[(v, m, s)] for x in b) for v, m, s in combos
+        },
+        "per_call": per_call(times),
+        "profile": profiled,
+    }
+
+
+def per_call(times: dict[tuple[str, str, str], list[list[float]]]) -> dict[str, Any]:
+    """Per-call µs and ratio ours/native, per block, then median and min-max over blocks."""
+    blocks = len(next(iter(times.values())))
+    out: dict[str, Any] = {}
+    for n_label, n in (("1", 1), ("10", 10)):
+        scen = "S1" if n == 1 else "S10"
+        for v, m in VARIANTS:
+            values, ratios = [], []
+            for b in range(blocks):
+                med = {s: statistics.median(times[(v, m, s)][b]) for s in ("S0", scen)}
+                cost = (med[scen] - med["S0"]) / n
+                nmed = {s: statistics.median(times[("native", "noop", s)][b]) for s in ("S0", scen)}
+                native_cost = (nmed[scen] - nmed["S0"]) / n
+                values.append(cost)
+                ratios.append(cost / native_cost if native_cost > 0 else float("nan"))
+            out[f"{v}|{m}|{n_label}"] = {"us": summary(values), "ratio": summary(ratios)}
+    return out
+
+
+async def profile_s10(
+    runners: dict[tuple[str, str], Any],
+    counters: dict[str, Counter],
+    tracing: Tracing,
+    *,
+    runs: int,
+) -> dict[str, Any]:
+    """cProfile S10 native and ours (noop); the functions that cost ours the most extra time
+    per run (self time, ours minus native), and our own functions by cumulative time."""
+    stats = {}
+    for kind in ("native", "ours"):
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(runs):
+            await one(runners[(kind, "S10")], counters[kind], 10, tracing, "noop")
+        prof.disable()
+        stats[kind] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+
+    def key(func: tuple[str, int, str]) -> str:
+        filename, line, name = func
+        short = filename
+        for marker in ("site-packages/", "/src/", "lib/python"):
+            if marker in filename:
+                short = filename.split(marker, 1)[1]
+        return f"{short}:{line}:{name}" if filename != "~" else name
+
+    def self_times(raw: dict[Any, Any]) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for func, (_cc, _nc, tt, _ct, _callers) in raw.items():
+            out[key(func)] = out.get(key(func), 0.0) + tt * 1e6 / runs
+        return out
+
+    native, ours = self_times(stats["native"]), self_times(stats["ours"])
+    extra = sorted(((ours[k] - native.get(k, 0.0), k) for k in ours), reverse=True)[:8]
+    own = sorted(
+        (
+            (ct * 1e6 / runs, key(func))
+            for func, (_cc, _nc, _tt, ct, _callers) in stats["ours"].items()
+            if "agent_sdk" in func[0]
+        ),
+        reverse=True,
+    )[:8]
+    return {
+        "runs": runs,
+        "extra_self_us_per_run": [{"us": round(us, 1), "function": k} for us, k in extra],
+        "our_cumulative_us_per_run": [{"us": round(us, 1), "function": k} for us, k in own],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--framework", required=True)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out")
+    args = parser.parse_args(argv)
+    quiet_frameworks()
+    if args.quick:
+        blocks, reps, warmup = 2, {"S0": 3, "S1": 3, "S10": 2}, 1
+    else:
+        blocks, reps, warmup = 10, {"S0": 16, "S1": 16, "S10": 8}, 8
+    result = asyncio.run(measure(args.framework, blocks=blocks, reps=reps, warmup=warmup))
+    result["config"] = {"blocks": blocks, "reps": reps, "warmup": warmup}
+    emit(result, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,324 @@
+"""One driver per framework: the same scripted model and agent loop for a native tool and
+for our exported tool, reused across runs (state is reset outside the timed region).
+
+The scripted models are the plugins' own (``agent_sdk_<name>.testing``), which wrap each
+framework's test double: AG2 ``TestConfig``, AutoGen ``ReplayChatCompletionClient``, an
+``agents.Model`` subclass, fast-agent's ``PassthroughLLM``. The entry points timed are the
+ones of ``research/native_baselines.md``: ``Agent.ask`` (ag2), ``AssistantAgent.run``
+(autogen), ``Runner.run`` (openai-agents), ``agent.generate`` (fast-agent).
+
+Usage::
+
+    driver = DRIVERS["ag2"]()
+    runner = driver.runner([tool], turns)   # declare everything first (fast-agent)
+    async with driver.session():
+        runner.reset(); await runner.run()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+from agent_sdk import ToolSpec
+from agent_sdk.extraction import ReturnMode
+from agent_sdk.testing import ScriptedAgent, Turn
+
+Handler = Callable[..., Awaitable[Any]]
+_names = itertools.count(1)
+
+
+class Runner:
+    """One orchestrator agent with its tools and script, run many times."""
+
+    def __init__(
+        self, run: Callable[[], Awaitable[Any]], reset: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        self._run = run
+        self._reset = reset
+
+    async def reset(self) -> None:
+        if self._reset is not None:
+            await self._reset()
+
+    async def run(self) -> Any:
+        return await self._run()
+
+
+class Driver:
+    name: str = ""
+    distributions: tuple[str, ...] = ()
+    harness_name: str = ""
+
+    def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
+        raise NotImplementedError
+
+    def our_tool(self, spec: ToolSpec) -> Any:
+        from agent_sdk import get_integration
+
+        return (
+            get_integration(self.harness_name)
+            .load_harness()
+            .export_tool(spec, executor=self.executor())
+        )
+
+    def executor(self) -> Any:
+        from agent_sdk import Executor
+
+        return Executor()
+
+    def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
+        raise NotImplementedError
+
+    def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
+        raise NotImplementedError
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[None]:
+        yield
+
+
+# -- ag2 -----------------------------------------------------------------------------------
+class AG2Driver(Driver):
+    name = harness_name = "ag2"
+    distributions = ("ag2",)
+
+    def __init__(self) -> None:
+        from agent_sdk_ag2.testing import AG2Harness
+
+        self.harness = AG2Harness()
+
+    def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
+        from ag2 import tool
+
+        return tool(fn, name=name, description=description)
+
+    def our_tool(self, spec: ToolSpec) -> Any:
+        return self.harness.export_tool(spec, executor=self.executor())
+
+    def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
+        return self.harness.export_agent_tool(agent, return_mode=return_mode)
+
+    def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
+        from ag2 import Agent
+
+        from agent_sdk_ag2.testing import ScriptedConfig
+
+        # ScriptedConfig.create() makes a fresh client per ask(): the script restarts.
+        agent = Agent(
+            f"orchestrator{next(_names)}", config=ScriptedConfig(turns), tools=list(tools)
+        )
+
+        async def run() -> Any:
+            return (await agent.ask("start")).body
+
+        return Runner(run)
+
+
+# -- autogen -------------------------------------------------------------------------------
+class AutogenDriver(Driver):
+    name = harness_name = "autogen"
+    distributions = ("autogen-agentchat", "autogen-core", "autogen-ext")
+
+    def __init__(self) -> None:
+        from agent_sdk_autogen.testing import AutogenHarness
+
+        self.harness = AutogenHarness()
+
+    def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
+        from autogen_core.tools import FunctionTool
+
+        return FunctionTool(fn, description=description, name=name)
+
+    def our_tool(self, spec: ToolSpec) -> Any:
+        return self.harness.export_tool(spec, executor=self.executor())
+
+    def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
+        return self.harness.export_agent_tool(agent, return_mode=return_mode)
+
+    def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
+        from autogen_core import CancellationToken
+
+        from agent_sdk_autogen.testing import scripted_agent
+
+        agent = scripted_agent(f"orchestrator{next(_names)}", turns, tools=tools)
+        client = agent._model_client
+
+        async def run() -> Any:
+            result = await agent.run(task="start")
+            return result.messages[-1].content
+
+        async def reset() -> None:
+            await agent.on_reset(CancellationToken())
+            client.reset()
+
+        return Runner(run, reset)
+
+
+# -- openai-agents -------------------------------------------------------------------------
+class OpenAIAgentsDriver(Driver):
+    name = harness_name = "openai-agents"
+    distributions = ("openai-agents",)
+
+    def __init__(self) -> None:
+        from agents import set_tracing_disabled
+
+        from agent_sdk_openai_agents.testing import OpenAIAgentsHarness
+
+        set_tracing_disabled(True)
+        self.harness = OpenAIAgentsHarness()
+
+    def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
+        from agents import function_tool
+
+        return function_tool(fn, name_override=name, description_override=description)
+
+    def our_tool(self, spec: ToolSpec) -> Any:
+        return self.harness.export_tool(spec, executor=self.executor())
+
+    def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
+        return self.harness.export_agent_tool(agent, return_mode=return_mode)
+
+    def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
+        from agents import Agent, RunConfig
+        from agents import Runner as SDKRunner
+
+        from agent_sdk_openai_agents.testing import ScriptedModel
+
+        model = ScriptedModel(turns, name="orchestrator")
+        agent = Agent(
+            name=f"orchestrator{next(_names)}",
+            instructions="You orchestrate.",
+            model=model,
+            tools=list(tools),
+        )
+        config = RunConfig(tracing_disabled=True)
+
+        async def run() -> Any:
+            result = await SDKRunner.run(
+                agent, "start", run_config=config, max_turns=len(turns) + 2
+            )
+            return result.final_output
+
+        async def reset() -> None:
+            model.calls.clear()
+
+        return Runner(run, reset)
+
+
+# -- fast-agent ----------------------------------------------------------------------------
+class FastAgentDriver(Driver):
+    """Agents exist only inside ``fast.run()``: declare runners and agent tools first, then
+    open ``session()``; one app serves every runner of the worker."""
+
+    name = harness_name = "fast-agent"
+    distributions = ("fast-agent-mcp",)
+
+    def __init__(self) -> None:
+        from agent_sdk_fast_agent.testing import register_scripted_model
+
+        register_scripted_model()
+        self._agents: dict[str, Sequence[Turn]] = {}
+        self._child_tools: dict[str, Sequence[Any]] = {}
+        self._setups: list[Callable[[Any], None]] = []
+        self.app: Any = None
+
+    def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
+        from fast_agent.tools.function_tool_loader import build_default_function_tool
+
+        return build_default_function_tool(fn, name=name, description=description)
+
+    def our_tool(self, spec: ToolSpec) -> Any:
+        from agent_sdk_fast_agent import fast_agent_tool
+
+        return fast_agent_tool(spec, executor=self.executor())
+
+    def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
+        from agent_sdk_fast_agent import fast_agent_agent_tool
+
+        internal = f"{agent.name}_{next(_names)}"
+        self._agents[internal] = list(agent.turns)
+        self._child_tools[internal] = list(agent.tools)
+        return fast_agent_agent_tool(
+            lambda: self.app[internal],
+            name=agent.name,
+            description=agent.description,
+            return_mode=return_mode,
+        )
+
+    def runner(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
+    ) -> Runner:
+        from agent_sdk_fast_agent import instrument
+
+        internal = f"orchestrator_{next(_names)}"
+        self._agents[internal] = list(turns)
+        holder: dict[str, Any] = {}
+
+        def setup(app: Any) -> None:
+            agent = app[internal]
+            if instrumented:
+                instrument(agent, tools=tools)
+            else:
+                for tool in tools:
+                    agent.add_tool(tool)
+            holder["agent"] = agent
+
+        self._setups.append(setup)
+
+        async def run() -> Any:
+            reply = await holder["agent"].generate("start")
+            return reply.last_text()
+
+        async def reset() -> None:
+            agent = holder["agent"]
+            agent.clear()
+            agent.llm._agent_sdk_turn = 0
+
+        return Runner(run, reset)
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[None]:
+        from fast_agent.ui.display_suppression import suppress_interactive_display
+
+        from agent_sdk_fast_agent.testing import SCRIPTED_MODEL, library_app, scripts
+
+        fast = library_app("agent-sdk-bench")
+        for name in self._agents:
+
+            async def declaration() -> None:
+                return None
+
+            fast.agent(name=name, instruction="You are a scripted agent.", model=SCRIPTED_MODEL)(
+                declaration
+            )
+        # quiet=True still prints a summary line for parallel tool calls (native_baselines
+        # caveat 3): suppressed for every variant alike.
+        with scripts(self._agents), suppress_interactive_display():
+            async with fast.run() as app:
+                self.app = app
+                for name, child_tools in self._child_tools.items():
+                    for tool in child_tools:
+                        app[name].add_tool(tool)
+                for setup in self._setups:
+                    setup(app)
+                try:
+                    yield
+                finally:
+                    self.app = None
+
+
+DRIVERS: dict[str, type[Driver]] = {
+    "ag2": AG2Driver,
+    "autogen": AutogenDriver,
+    "openai-agents": OpenAIAgentsDriver,
+    "fast-agent": FastAgentDriver,
+}
+PLUGIN_ENTRY_POINTS = {
+    "ag2": "ag2",
+    "autogen": "autogen",
+    "openai-agents": "openai-agents",
+    "fast-agent": "fast-agent",
+}

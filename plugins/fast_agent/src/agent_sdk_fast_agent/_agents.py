@@ -190,9 +190,13 @@ def fast_agent_agent_tool(
             structured: Any = None
             with use_conversation(conv), display_scope(display):
                 if output_model is not None:
-                    structured, response = await clone.structured(
-                        [Prompt.user(prompt)], output_model
+                    # structured_schema, not structured(model): in 0.10 only the former runs
+                    # the tool loop; structured() stops at the first tool call.
+                    parsed, response = await clone.structured_schema(
+                        [Prompt.user(prompt)], output_model.model_json_schema()
                     )
+                    if parsed is not None:
+                        structured = output_model.model_validate(parsed)
                 else:
                     response = await clone.generate([Prompt.user(prompt)])
             if conv.control.stop is not None:

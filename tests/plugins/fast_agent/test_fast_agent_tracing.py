@@ -1,0 +1,97 @@
+"""agent-sdk spans and fast-agent's own spans form one tree (run in a fresh process each,
+as the global tracer provider can be set only once)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PROBE = Path(__file__).with_name("fast_agent_otel_probe.py")
+
+
+def probe(mode: str, cwd: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(PROBE), mode], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, (
+        f"{mode}: rc={done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    return {mode: probe(mode, tmp_path_factory.mktemp(mode)) for mode in ("host", "fast-agent")}
+
+
+@pytest.mark.parametrize("mode", ["host", "fast-agent"])
+def test_one_tree_with_fast_agents_generate_spans(
+    mode: str, found: dict[str, dict[str, Any]]
+) -> None:
+    spans = found[mode]["spans"]
+    by_id = {s["id"]: s for s in spans}
+
+    def parent(span: dict[str, Any]) -> dict[str, Any]:
+        return by_id[span["parent"]]
+
+    spans = [s for s in spans if s["name"] != "invoke_workflow solo" and "solo" not in s["name"]]
+    spans = [s for s in spans if s["path"] != "add"]  # the solo run's own tool calls
+    assert len({s["trace"] for s in spans}) == 1, "one run, one trace"
+    names = [s["name"] for s in spans]
+    for expected in ("invoke_workflow run", "Agent: 'parent' generate"):
+        assert names.count(expected) == 1, names
+    invokes = [s for s in spans if s["name"] == "invoke_agent child"]
+    assert sorted(s["instance"] for s in invokes) == ["child[1]", "child[2]"]
+    for invoke in invokes:
+        # clone spans: under their own tool call, path = the template's name
+        assert invoke["path"] == "child"
+        tool_call = parent(invoke)
+        assert tool_call["name"] == "execute_tool child"
+        assert parent(tool_call)["name"] == "Agent: 'parent' generate"
+        (clone_generate,) = [s for s in spans if s["parent"] == invoke["id"]]
+        assert clone_generate["name"] == f"Agent: '{invoke['instance']}' generate"
+        (leaf,) = [s for s in spans if s["parent"] == clone_generate["id"]]
+        assert leaf["name"] == "execute_tool add" and leaf["path"] == "child/add"
+    assert parent(next(s for s in spans if s["name"] == "Agent: 'parent' generate"))["name"] == (
+        "invoke_workflow run"
+    )
+    if mode == "fast-agent":
+        # Why the plugin leaves fast-agent's OTel off: it replaces the global propagator with
+        # a TraceContext-only one, which drops the baggage carrying run id, path and budget
+        # across processes (agent_sdk.tracing.inject).
+        assert found[mode]["propagator_before"] == "CompositePropagator"
+        assert found[mode]["propagator_after"] == "TraceContextTextMapPropagator"
+        assert found[mode]["received"] >= 1, "fast-agent exported to its OTLP endpoint"
+    else:
+        assert found[mode]["propagator_after"] == "CompositePropagator"
+
+
+def test_each_top_level_run_without_a_scope_gets_its_own_root(
+    found: dict[str, dict[str, Any]],
+) -> None:
+    """Without the user's run_scope, an instrumented agent opens one per generate (here
+    under fast-agent's own app span, which covers the whole ``fast.run()``)."""
+    spans = found["host"]["spans"]
+    by_id = {s["id"]: s for s in spans}
+
+    def under(root: dict[str, Any], span: dict[str, Any]) -> bool:
+        while span["parent"] in by_id:
+            span = by_id[span["parent"]]
+            if span is root:
+                return True
+        return False
+
+    roots = [s for s in spans if s["name"] == "invoke_workflow solo"]
+    assert len(roots) == 2, [s["name"] for s in spans]
+    assert {by_id[r["parent"]]["name"] for r in roots} == {"probe"}, "fast-agent's app span"
+    for root in roots:
+        members = [s for s in spans if under(root, s)]
+        assert [s["name"] for s in members].count("execute_tool add") == 2
+        assert {s["run_id"] for s in members if s["run_id"]} == {root["run_id"]}
+        assert root["run_id"].startswith("fa_")
+    assert roots[0]["run_id"] != roots[1]["run_id"], "one run per top-level generate"

@@ -30,7 +30,7 @@ from agent_sdk_fast_agent.testing import SCRIPTED_MODEL, register_scripted_model
 class Receiver(BaseHTTPRequestHandler):
     received = 0
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server API
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         Receiver.received += 1
         self.send_response(200)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata as md
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -203,6 +203,25 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             )
             continue
         _plugins.loaded.append(PluginInfo(ep.name, ep.value, dist_name, dist_version))
+
+
+def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that imports ``name`` from ``exports[name]`` on first use.
+
+    A plugin's package is imported whenever plugins are listed; with this its public names
+    that need the framework cost nothing until they are used::
+
+        __getattr__ = lazy_exports(__name__, {"myfw_tool": "agent_sdk_myfw._tools"})
+    """
+    import importlib
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(module), name)
+
+    return __getattr__
 
 
 def register_plugin(plugin: object, *, name: str | None = None) -> None:

@@ -242,7 +242,7 @@ def test_the_export_hook_answers_for_autogen_only() -> None:
     tool = INTEGRATION.export_tool(spec)
     assert isinstance(tool, AutogenTool) and tool.spec is spec
     hook = plugin_manager().hook.agent_sdk_export_tool
-    from agent_sdk_autogen import agent_sdk_export_tool
+    from agent_sdk_autogen._plugin import agent_sdk_export_tool
 
     assert (
         agent_sdk_export_tool(

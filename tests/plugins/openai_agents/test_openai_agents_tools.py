@@ -212,8 +212,10 @@ def test_the_plugin_is_found_through_its_entry_point() -> None:
 def test_a_framework_outside_the_supported_range_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from agent_sdk_openai_agents import _api
+
     monkeypatch.setattr(
-        plugin, "INTEGRATION", dataclasses.replace(INTEGRATION, supported=">=0.25,<0.26")
+        _api, "INTEGRATION", dataclasses.replace(INTEGRATION, supported=">=0.25,<0.26")
     )
     with pytest.raises(IntegrationError, match=r"0\.25"):
         plugin.openai_agents_tool(spec_of(lambda: "x"))

@@ -1,12 +1,13 @@
-"""The agent_sdk hook implementations of this plugin."""
+"""The agent_sdk hook implementations of this plugin: the entry point.
+
+AutoGen is imported inside the hooks, not when this module loads: listing plugins (or
+loading another integration) must not pay for importing every framework.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-from autogen_core import CancellationToken, FunctionCall
-from autogen_core.models import FunctionExecutionResult
 
 from agent_sdk import (
     ApprovalPort,
@@ -19,8 +20,6 @@ from agent_sdk import (
     hookimpl,
 )
 from agent_sdk_autogen._integration import INTEGRATION
-from agent_sdk_autogen._runs import conversation_id
-from agent_sdk_autogen._tools import bind_tool_call, build_tool
 
 
 @hookimpl
@@ -38,6 +37,8 @@ def agent_sdk_export_tool(
 ) -> Any:
     if integration != INTEGRATION.name:
         return None
+    from agent_sdk_autogen._tools import build_tool
+
     return build_tool(spec, executor=executor, approval=approval, middleware=middleware)
 
 
@@ -48,6 +49,12 @@ def agent_sdk_bind_context(integration: str, event: Any) -> CallContext | None:
     ``cancellation_token``."""
     if integration != INTEGRATION.name:
         return None
+    from autogen_core import CancellationToken, FunctionCall
+    from autogen_core.models import FunctionExecutionResult
+
+    from agent_sdk_autogen._runs import conversation_id
+    from agent_sdk_autogen._tools import bind_tool_call
+
     if isinstance(event, FunctionCall):
         return bind_call(call_id=event.id, conversation_id=None)
     if isinstance(event, FunctionExecutionResult):

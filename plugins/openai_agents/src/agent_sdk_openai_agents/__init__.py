@@ -3,149 +3,26 @@
 ``openai_agents_tool(spec)`` exports a ToolSpec as an ``agents.FunctionTool`` whose calls
 all go through the agent-sdk executor; ``openai_agents_agent_tool(agent)`` exposes an
 ``agents.Agent`` as a tool with hierarchy guards; ``instrument()`` mirrors the SDK's own
-traces into OpenTelemetry.
+traces into OpenTelemetry. Importing this package does not import the SDK; the names below
+import it on first use.
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from agent_sdk.plugins import lazy_exports
+from agent_sdk_openai_agents._plugin import INTEGRATION
 
-from agents import Agent, FunctionTool, RunConfig
-from pydantic import BaseModel
-
-from agent_sdk import (
-    ApprovalPort,
-    CallContext,
-    Executor,
-    Integration,
-    Registry,
-    ToolSpec,
-    hookimpl,
-)
-from agent_sdk.extraction import ReturnMode
-from agent_sdk_openai_agents._agents import build_agent_tool
-from agent_sdk_openai_agents._approval import NativeApproval
-from agent_sdk_openai_agents._context import bind_tool_context
-from agent_sdk_openai_agents._tools import (
-    ERROR_DATA_KEY,
-    build_tool,
-    check_middleware,
-    tool_error,
-    tools_for,
-)
-from agent_sdk_openai_agents._tracing import OpenTelemetryBridge, instrument
+if TYPE_CHECKING:
+    from agent_sdk_openai_agents._api import (
+        openai_agents_agent_tool,
+        openai_agents_tool,
+        openai_agents_tools,
+    )
+    from agent_sdk_openai_agents._approval import NativeApproval
+    from agent_sdk_openai_agents._tools import ERROR_DATA_KEY, tool_error
+    from agent_sdk_openai_agents._tracing import OpenTelemetryBridge, instrument
 
 __version__ = "0.1.0"
-
-NAME = "openai-agents"
-SUPPORTED = ">=0.24,<0.25"
-
-INTEGRATION = Integration(
-    name=NAME,
-    distribution="agent-sdk-openai-agents",
-    framework="openai-agents",
-    supported=SUPPORTED,
-    aliases=("openai_agents", "agents"),
-    native_approval=NativeApproval,
-    harness="agent_sdk_openai_agents.testing:OpenAIAgentsHarness",
-)
-
-
-def openai_agents_tool(
-    spec: ToolSpec,
-    *,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
-    strict: bool | None = None,
-) -> FunctionTool:
-    """``spec`` as an ``agents.FunctionTool``.
-
-    Every call is validated, approved, run and wrapped by ``executor``. With ``approval``,
-    a confirm call is decided by that port through the SDK's ``needs_approval``: approved
-    and denied calls are settled at once; a pending answer (``DeferredApproval``) pauses the
-    run with an SDK interruption that survives ``RunState.to_string()``. ``strict=None``
-    exports an OpenAI strict schema when the spec can be expressed strictly.
-    """
-    INTEGRATION.check()
-    return build_tool(spec, executor=executor, approval=approval, strict=strict)
-
-
-def openai_agents_tools(
-    registry: Registry | Iterable[ToolSpec],
-    *,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
-    strict: bool | None = None,
-) -> list[FunctionTool]:
-    """Every spec of ``registry`` as a FunctionTool (one executor shared by all)."""
-    INTEGRATION.check()
-    return tools_for(registry, executor=executor, approval=approval, strict=strict)
-
-
-def openai_agents_agent_tool(
-    agent: Agent[Any],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    return_mode: ReturnMode = "last",
-    timeout: float | None = None,
-    input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
-    max_turns: int | None = None,
-    run_config: RunConfig | None = None,
-    executor: Executor | None = None,
-) -> FunctionTool:
-    """``agent`` as a tool, replacing ``Agent.as_tool`` for hierarchies.
-
-    Each call runs a fresh clone of ``agent`` on its own conversation under the run's
-    guards (depth, recursion, model-call budget, ``timeout``, parallelism); the result is
-    extracted by ``return_mode`` (``"json"`` gives structured output as JSON). Approvals
-    the child waits on surface in the parent run's interruptions.
-    """
-    INTEGRATION.check()
-    return build_agent_tool(  # type: ignore[no-any-return]
-        agent,
-        name=name,
-        description=description,
-        return_mode=return_mode,
-        timeout=timeout,
-        input_schema=input_schema,
-        max_turns=max_turns,
-        run_config=run_config,
-        executor=executor,
-    )
-
-
-# -- hooks -------------------------------------------------------------------------------
-@hookimpl
-def agent_sdk_integrations() -> Sequence[Integration]:
-    return [INTEGRATION]
-
-
-@hookimpl
-def agent_sdk_export_tool(
-    integration: str,
-    spec: ToolSpec,
-    executor: Executor,
-    approval: ApprovalPort | None,
-    middleware: Sequence[Any],
-) -> Any:
-    if integration not in INTEGRATION.names:
-        return None
-    check_middleware(middleware)
-    return build_tool(spec, executor=executor, approval=approval)
-
-
-@hookimpl
-def agent_sdk_bind_context(integration: str, event: Any) -> CallContext | None:
-    if integration not in INTEGRATION.names:
-        return None
-    from agents import RunContextWrapper
-
-    if isinstance(event, RunContextWrapper):
-        return bind_tool_context(event)
-    return None
-
 
 __all__ = [
     "ERROR_DATA_KEY",
@@ -158,3 +35,17 @@ __all__ = [
     "openai_agents_tools",
     "tool_error",
 ]
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "openai_agents_agent_tool": "agent_sdk_openai_agents._api",
+        "openai_agents_tool": "agent_sdk_openai_agents._api",
+        "openai_agents_tools": "agent_sdk_openai_agents._api",
+        "NativeApproval": "agent_sdk_openai_agents._approval",
+        "ERROR_DATA_KEY": "agent_sdk_openai_agents._tools",
+        "tool_error": "agent_sdk_openai_agents._tools",
+        "OpenTelemetryBridge": "agent_sdk_openai_agents._tracing",
+        "instrument": "agent_sdk_openai_agents._tracing",
+    },
+)

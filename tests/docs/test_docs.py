@@ -17,7 +17,8 @@ from agent_sdk.testing.otlp import OTLPReceiver
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 BLOCK = re.compile(
-    r"<!-- test: (?P<kind>\w+) -->\n```python\n(?P<code>.*?)```\n(?:\n```\n(?P<output>.*?)```)?", re.S
+    r"<!-- test: (?P<kind>\w+) -->\n```python\n(?P<code>.*?)```\n(?:\n```\n(?P<output>.*?)```)?",
+    re.S,
 )
 
 
@@ -26,7 +27,9 @@ def blocks(kind):
     for page in sorted(DOCS.rglob("*.md")):
         for i, m in enumerate(BLOCK.finditer(page.read_text())):
             if m["kind"] == kind:
-                found.append(pytest.param(m["code"], m["output"], id=f"{page.relative_to(DOCS)}#{i}"))
+                found.append(
+                    pytest.param(m["code"], m["output"], id=f"{page.relative_to(DOCS)}#{i}")
+                )
     return found
 
 
@@ -34,7 +37,12 @@ def run_python(code, tmp_path, env=None):
     script = tmp_path / "block.py"
     script.write_text(code)
     return subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, **(env or {})}
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -72,9 +80,18 @@ def test_compose_file_runs_jaeger_v2_with_otlp_and_the_ui():
     assert re.fullmatch(r"jaegertracing/jaeger:2\.\d+\.\d+", service["image"])
     assert {"16686:16686", "4317:4317", "4318:4318"} <= set(service["ports"])
     docker = shutil.which("docker")
-    if docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0:
+    if (
+        docker
+        and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0
+    ):
         checked = subprocess.run(
-            [docker, "compose", "-f", str(ROOT / "contrib" / "jaeger" / "docker-compose.yml"), "config"],
+            [
+                docker,
+                "compose",
+                "-f",
+                str(ROOT / "contrib" / "jaeger" / "docker-compose.yml"),
+                "config",
+            ],
             capture_output=True,
             text=True,
         )

@@ -14,19 +14,32 @@ import pytest
 PROBE = Path(__file__).with_name("fast_agent_otel_probe.py")
 
 
-def probe(mode: str, cwd: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, str(PROBE), mode], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, (
-        f"{mode}: rc={done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+def probe(cwd: Path) -> dict[str, dict[str, Any]]:
+    """Both modes, each in its own process (run concurrently: imports dominate)."""
+    running = {
+        mode: subprocess.Popen(
+            [sys.executable, str(PROBE), mode],
+            cwd=cwd / mode,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for mode in ("host", "fast-agent")
+        if not (cwd / mode).mkdir()
+    }
+    found = {}
+    for mode, process in running.items():
+        out, err = process.communicate(timeout=180)
+        assert process.returncode == 0, (
+            f"{mode}: rc={process.returncode}\n{out[-2000:]}\n{err[-3000:]}"
+        )
+        found[mode] = json.loads(out.strip().splitlines()[-1])
+    return found
 
 
 @pytest.fixture(scope="module")
 def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    return {mode: probe(mode, tmp_path_factory.mktemp(mode)) for mode in ("host", "fast-agent")}
+    return probe(tmp_path_factory.mktemp("probe"))
 
 
 @pytest.mark.parametrize("mode", ["host", "fast-agent"])

@@ -198,8 +198,8 @@ def instrument(
     """Make a fast-agent agent a well-behaved agent-sdk orchestrator; returns the agent.
 
     - adds ``tools`` (``fast_agent_tool``/``fast_agent_agent_tool`` results) to the agent;
-    - every top-level ``generate``/``send``/``structured`` is one conversation with a minted
-      id (fast-agent has none), carried to every tool call and clone; without an active
+    - every top-level ``generate``/``send``/``structured[_schema]`` is one conversation with a
+      minted id (fast-agent has none), carried to every tool call and clone; without an active
       ``run_scope`` it also opens one (root span, guards with ``limits``, cost report);
     - a spent model-call budget stops the run: no agent of it calls its model again and
       ``HierarchyLimitError`` leaves ``generate`` (fast-agent would turn it into a tool
@@ -235,7 +235,7 @@ def instrument(
 
 
 def _wrap_runs(agent: Any, state: _AgentState) -> None:
-    for method in ("generate", "structured"):
+    for method in ("generate", "structured", "structured_schema"):
         original = getattr(agent, method, None)
         if original is not None:
             setattr(agent, method, _run_wrapper(agent, original, state))

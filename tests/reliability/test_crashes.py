@@ -268,12 +268,13 @@ def test_processes_resolving_one_id_and_writing_at_once(tmp_path: Path, long_run
 @pytest.mark.long
 def test_killed_at_every_commit_of_the_lifecycle(tmp_path: Path) -> None:
     """Long variant: kill at the n-th SQL statement of the lifecycle, for every n."""
+    hook = "def trace(statement):\n"
+    assert hook in WORKER
     worker = WORKER.replace(
-        "    def trace(statement):\n",
-        "    counter = {'n': 0}\n    def trace(statement):\n"
-        "        counter['n'] += 1\n"
-        "        if kill_at.startswith('stmt-') and counter['n'] == int(kill_at[5:]):\n"
-        "            os.kill(os.getpid(), signal.SIGKILL)\n",
+        hook,
+        "counter = {'n': 0}\n" + hook + "    counter['n'] += 1\n"
+        "    if kill_at.startswith('stmt-') and counter['n'] == int(kill_at[5:]):\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n",
     )
     n = 1
     while True:

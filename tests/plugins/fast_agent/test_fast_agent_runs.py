@@ -209,10 +209,10 @@ class _Port:
 def test_a_framework_outside_the_supported_range_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agent_sdk_fast_agent import _plugin
+    from agent_sdk_fast_agent import _integration
 
     monkeypatch.setattr(
-        _plugin, "INTEGRATION", dataclasses.replace(INTEGRATION, supported=">=0.11,<0.12")
+        _integration, "INTEGRATION", dataclasses.replace(INTEGRATION, supported=">=0.11,<0.12")
     )
     spec = Recorder().add_spec()
     with pytest.raises(IntegrationError, match=r"supports fast-agent-mcp >=0\.11"):
@@ -259,3 +259,20 @@ async def test_cancelling_a_run_cancels_the_tool_and_leaves_no_scope(app: Any) -
             await task
     assert cancelled == [True]
     assert agent_sdk_fast_agent.current_conversation() is None
+
+
+def test_listing_plugins_does_not_import_fast_agent() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, agent_sdk\n"
+        "assert agent_sdk.get_integration('fast-agent').name == 'fast-agent'\n"
+        "assert [m for m in sys.modules if m.split('.')[0] == 'fast_agent'] == []\n"
+        "import agent_sdk_fast_agent\n"
+        "assert agent_sdk_fast_agent.conversation and 'fast_agent' not in sys.modules\n"
+        "agent_sdk_fast_agent.instrument\n"
+        "assert 'fast_agent' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]

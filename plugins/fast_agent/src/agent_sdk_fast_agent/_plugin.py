@@ -1,39 +1,25 @@
-"""The plugin: the Integration and the agent-sdk hook implementations."""
+"""The agent_sdk hook implementations of this plugin: the entry point.
+
+fast-agent is imported inside the hooks, not when this module loads: listing plugins (or
+loading another integration) must not pay for importing fast-agent (seconds).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from fast_agent.tools.invocation_context import (
-    AgentToolInvocationContext,
-    LocalToolInvocationContext,
-    get_local_tool_invocation_context,
+from agent_sdk import (
+    ApprovalPort,
+    CallContext,
+    ConfigurationError,
+    Executor,
+    Integration,
+    ToolSpec,
+    hookimpl,
 )
-
-from agent_sdk import ApprovalPort, CallContext, Executor, Integration, ToolSpec, hookimpl
-
-from ._context import bind_tool_call
-from ._runs import ToolGate
-from ._tools import build_tool
-
-NAME = "fast-agent"
-SUPPORTED = ">=0.10,<0.11"
-
-
-def _native_approval(port: ApprovalPort) -> ToolGate:
-    return ToolGate(port)
-
-
-INTEGRATION = Integration(
-    name=NAME,
-    distribution="agent-sdk-fast-agent",
-    framework="fast-agent-mcp",
-    supported=SUPPORTED,
-    aliases=("fast_agent", "fast-agent-mcp"),
-    native_approval=_native_approval,
-    harness="agent_sdk_fast_agent.testing:FastAgentHarness",
-)
+from agent_sdk_fast_agent._context import bind_tool_call
+from agent_sdk_fast_agent._integration import INTEGRATION
 
 
 def bind_context(event: Any = None) -> CallContext:
@@ -44,6 +30,12 @@ def bind_context(event: Any = None) -> CallContext:
     ``tool_use_id``; the conversation id is the one an instrumented agent minted for the
     running top-level generate (see ``conversation``).
     """
+    from fast_agent.tools.invocation_context import (
+        AgentToolInvocationContext,
+        LocalToolInvocationContext,
+        get_local_tool_invocation_context,
+    )
+
     if event is None:
         event = get_local_tool_invocation_context()
     if isinstance(event, (LocalToolInvocationContext, AgentToolInvocationContext)):
@@ -69,12 +61,12 @@ def agent_sdk_export_tool(
     if integration not in INTEGRATION.names:
         return None
     if middleware:
-        from agent_sdk import ConfigurationError
-
         raise ConfigurationError(
-            "fast-agent tools take no middleware; use instrument(agent, gate=...) or "
-            "tool_runner_hooks"
+            "fast-agent tools take no middleware; gate calls with instrument(agent, gate=...) "
+            "or the agent's tool_runner_hooks"
         )
+    from agent_sdk_fast_agent._tools import build_tool
+
     return build_tool(spec, executor=executor, approval=approval)
 
 

@@ -133,9 +133,9 @@ def build_tool(
 
 
 def _check_framework() -> None:
-    from . import _plugin
+    from . import _integration
 
-    _plugin.INTEGRATION.check()
+    _integration.INTEGRATION.check()
 
 
 def fast_agent_tool(

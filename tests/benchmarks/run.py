@@ -310,7 +310,7 @@ def input_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
                     f"{total['input_chars'] / gen['input_chars']:.2f}×"
                     if gen["input_chars"]
                     else "n/a",
-                    f"{cut:+.0%}" if mode != "all" else "—",
+                    ("0%" if abs(cut) < 0.005 else f"{-cut:+.0%}") if mode != "all" else "—",
                 ]
             )
         verdicts.append(
@@ -328,7 +328,7 @@ def input_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
             "generalist input chars",
             "generalist input tokens",
             "multiplier (chars)",
-            "orchestrator input vs all",
+            "orchestrator input change vs all",
         ],
         rows,
     )

@@ -17,8 +17,8 @@ from tests.benchmarks import bench_calls, bench_executor, bench_fanout, bench_in
 from tests.benchmarks.common import emit, machine, quiet_frameworks
 
 QUICK = {
-    "calls": {"blocks": 1, "reps": {"S0": 2, "S1": 2, "S10": 1}, "warmup": 1, "profile": False},
-    "fanout": {"sizes": [5, 10], "cap": 4, "reps": {1: 2, 5: 1, 10: 1}},
+    "calls": {"blocks": 1, "reps": {"S0": 2, "S1": 2, "S10": 1}, "warmup": 0, "profile": False},
+    "fanout": {"sizes": [5, 10], "cap": 4, "reps": {1: 1, 5: 1, 10: 1}},
     "executor": {"blocks": 2, "k": 50, "profile": False},
 }
 FULL = {

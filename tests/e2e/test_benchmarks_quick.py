@@ -1,0 +1,91 @@
+"""The benchmark command works end to end: ``python -m tests.benchmarks --quick`` runs every
+section through every installed framework and reports every row (timings are not checked)."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGINS = {
+    "ag2": "agent_sdk_ag2",
+    "autogen": "agent_sdk_autogen",
+    "openai-agents": "agent_sdk_openai_agents",
+    "fast-agent": "agent_sdk_fast_agent",
+}
+
+
+def rows(report: str, first_cell: str) -> list[list[str]]:
+    """The table rows of ``report`` whose first cell is ``first_cell``."""
+    out = []
+    for line in report.splitlines():
+        if line.startswith("| "):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0] == first_cell:
+                out.append(cells)
+    return out
+
+
+def test_quick_benchmark_reports_every_row(tmp_path):
+    md, raw = tmp_path / "performance.md", tmp_path / "results.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks", "--quick", "--md", str(md), "--json", str(raw)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    report = md.read_text()
+    assert proc.stdout.strip() == report.strip(), "the table printed is the report written"
+    installed = [name for name, module in PLUGINS.items() if importlib.util.find_spec(module)]
+    assert installed, "the dev environment has every plugin installed"
+    results = json.loads(raw.read_text())
+    assert sorted(results["frameworks"]) == sorted(installed)
+
+    for name in installed:
+        per_call = rows(report, name)
+        # per-call (1 and 10 calls), whole runs (S0, S1, S10), fan-out (2 sizes), memory (1),
+        # input multiplier (all, last, json)
+        second = [r[1] for r in per_call]
+        for expected in ("1", "10", "S0", "S1", "S10", "5", "10", "all", "last", "json"):
+            assert expected in second, f"{name}: no row {expected!r} in {second}"
+        assert len(per_call) == 2 + 3 + 2 + 1 + 3, per_call
+        assert all(len(r) >= 4 for r in per_call)
+        # the input scenario went through the hierarchy, with every reviewer charged
+        for mode in ("all", "last", "json"):
+            paths = results["frameworks"][name]["input"]["modes"][mode]["per_path"]
+            for reviewer in ("legal", "tax", "technical"):
+                assert paths[f"orchestrator/{reviewer}"]["calls"] == 1, paths
+        assert results["frameworks"][name]["calls"]["per_call"]["ours|batch|10"]["us"]["n"] >= 1
+
+    assert len(rows(report, "fan_out")) == 2 + 1  # two fan-out sizes, one memory row
+    for stage in (
+        "bare await add(a, b)",
+        "stage: validate (dict)",
+        "stage: approval with token (mint + consume)",
+        "stage: invoke handler (context, kwargs)",
+        "run_spec, no confirm [noop]",
+        "run_spec, no confirm [batch]",
+        "run_spec, confirm + gate token [noop]",
+        "call_agent (sub-agent guards) [noop]",
+        "span [noop]",
+        "span [sampled-off]",
+        "span [batch]",
+    ):
+        assert len(rows(report, stage)) == 1, stage
+    for section in (
+        "## 1.",
+        "## 2.",
+        "## 3.",
+        "## 4.",
+        "## 5.",
+        "## Targets",
+        "## Machine and versions",
+    ):
+        assert section in report
+    assert "executor alone, no tracing" in report
+    assert sum(
+        "calls)/turn" in line or "call(s)/turn" in line for line in report.splitlines()
+    ) == 2 * len(installed)

@@ -262,6 +262,8 @@ class Executor:
             return ToolOutcome(spec.name, text, value=value)
 
     async def _approve(self, spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> None:
+        if spec.confirm is False:
+            return  # the common case: no request to build, no policy to ask
         request = approval_request(spec, validated, ctx)
         if not needs_approval(spec, validated, request):
             return
@@ -284,7 +286,8 @@ class Executor:
 
     async def _invoke(self, spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> Any:
         # The token has done its job; the handler and anything it calls never see it.
-        ctx = ctx.evolve(approval=None)
+        if ctx.approval is not None:
+            ctx = ctx.evolve(approval=None)
         kwargs = spec.handler_kwargs(validated, ctx)
         started = time.monotonic()
         with use_context(ctx):
@@ -313,6 +316,8 @@ def result_text(tool: str, value: Any) -> str:
         return value
     if value is None:
         return ""
+    if type(value) in (int, bool):
+        return "true" if value is True else "false" if value is False else str(value)
     try:
         return to_json_text(value)
     except ToolError as exc:

@@ -150,6 +150,7 @@ MAX_ARGUMENT_DEPTH = 64
 
 def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
     """Turn a dict or JSON text into the arguments dict, or raise tool-args-invalid."""
+    shallow = False
     if isinstance(arguments, (bytes, bytearray)):
         try:
             arguments = bytes(arguments).decode("utf-8")
@@ -160,16 +161,16 @@ def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
             raise _invalid(tool, f"arguments are larger than {MAX_ARGUMENT_BYTES} characters")
         text = arguments.strip() or "{}"
         try:
-            arguments = json.loads(
-                text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_nan
-            )
+            arguments = _DECODER.decode(text)
         except (ValueError, RecursionError) as exc:
             raise _invalid(tool, f"arguments are not valid JSON ({_short(exc)})") from None
+        # Too few brackets to nest too deep: the walk below can be skipped.
+        shallow = text.count("[") + text.count("{") <= MAX_ARGUMENT_DEPTH
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise _invalid(tool, f"arguments must be a JSON object, got {type(arguments).__name__}")
-    if _depth(arguments) > MAX_ARGUMENT_DEPTH:
+    if not shallow and _depth(arguments) > MAX_ARGUMENT_DEPTH:
         raise _invalid(tool, f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")
     return dict(arguments)
 
@@ -193,6 +194,9 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _no_nan(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_nan)
 
 
 def _depth(value: Any, limit: int = MAX_ARGUMENT_DEPTH + 1) -> int:

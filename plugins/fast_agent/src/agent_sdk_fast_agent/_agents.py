@@ -86,7 +86,21 @@ class _Meter:
         use_history = getattr(getattr(self.agent, "config", None), "use_history", True)
         sent = [*self.agent.message_history, *delta] if use_history else list(delta)
         instruction = getattr(self.agent, "instruction", None) or ""
-        self.input_chars += len(instruction) + sum(len(m.all_text() or "") for m in sent)
+        self.input_chars += len(instruction) + sum(_sent_chars(m) for m in sent)
+
+
+def _sent_chars(message: Any) -> int:
+    """Characters a message puts in front of the model: text, tool calls, tool results
+    (``all_text()`` is empty for tool-result messages)."""
+    count = len(message.all_text() or "")
+    for call in (getattr(message, "tool_calls", None) or {}).values():
+        params = getattr(call, "params", None)
+        arguments = getattr(params, "arguments", None) or {}
+        count += len(getattr(params, "name", "") or "") + len(json.dumps(arguments, default=str))
+    for result in (getattr(message, "tool_results", None) or {}).values():
+        for block in getattr(result, "content", None) or []:
+            count += len(getattr(block, "text", "") or "")
+    return count
 
 
 def _usage(clone: Any, meter: _Meter) -> Usage:

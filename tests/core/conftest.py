@@ -19,7 +19,7 @@ def spans():
     provider.shutdown()
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(autouse=True, scope="module")
 def _core_tests_do_not_load_installed_plugins():
     """Core tests are about the core: installed framework plugins are not loaded here
     (the plugin tests opt back in explicitly)."""

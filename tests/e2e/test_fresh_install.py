@@ -28,7 +28,7 @@ def _venv(path: Path) -> Path:
 def _pip(python: Path, *args: str) -> None:
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     out = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", *args],
+        [str(python), "-m", "pip", "install", "-q", "--no-compile", *args],
         capture_output=True,
         text=True,
         env=env,

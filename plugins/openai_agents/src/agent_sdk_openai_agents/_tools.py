@@ -226,7 +226,7 @@ def build_tool(
     # The SDK calls get_type_hints(on_invoke_tool) on every call to find the ToolContext
     # parameter; real types instead of this module's string annotations save compiling
     # three ForwardRefs per call.
-    on_invoke_tool.__annotations__ = {"ctx": ToolContext, "args_json": str, "return": str}
+    on_invoke_tool.__annotations__ = {"ctx": ToolContext[Any], "args_json": str, "return": str}
 
     # Closures, not bound methods: deepcopy (which some hosts apply to tools) copies a bound
     # method's object, and the copy would ask a copied port and keep its own decisions.

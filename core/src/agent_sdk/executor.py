@@ -78,29 +78,37 @@ def needs_approval(spec: ToolSpec, validated: BaseModel, request: ApprovalReques
     return verdict is not True
 
 
-def apply_decision(spec: ToolSpec, request: ApprovalRequest, decision: Decision) -> None:
-    """Raise the model-visible error for anything but a plain approval."""
+def decision_error(tool: str, request: ApprovalRequest, decision: Decision) -> ToolError | None:
+    """The model-visible error for anything but a plain approval of ``request``, else None.
+
+    For integrations that gate tools without a ToolSpec (a framework's own tools)."""
     if decision.pending_id:
-        raise ToolError(
+        return ToolError(
             ErrorKind.APPROVAL_PENDING,
-            f"approval required: {decision.pending_id} (tool '{spec.name}' will run once it is "
+            f"approval required: {decision.pending_id} (tool '{tool}' will run once it is "
             "approved and the same call is made again)",
-            tool=spec.name,
+            tool=tool,
             approval_id=decision.pending_id,
         )
     if not decision.approved:
         by = f" by {decision.reviewer}" if decision.reviewer else ""
         why = f": {decision.reason}" if decision.reason else ""
-        raise ToolError(
-            ErrorKind.APPROVAL_DENIED, f"tool '{spec.name}' was denied{by}{why}", tool=spec.name
-        )
+        return ToolError(ErrorKind.APPROVAL_DENIED, f"tool '{tool}' was denied{by}{why}", tool=tool)
     if decision.arguments is not None and decision.arguments != request.arguments:
-        raise ToolError(
+        return ToolError(
             ErrorKind.APPROVAL_DENIED,
-            f"the approval of tool '{spec.name}' changed its arguments; edited approvals cannot "
+            f"the approval of tool '{tool}' changed its arguments; edited approvals cannot "
             "be applied: call again with the arguments you want approved",
-            tool=spec.name,
+            tool=tool,
         )
+    return None
+
+
+def apply_decision(spec: ToolSpec, request: ApprovalRequest, decision: Decision) -> None:
+    """Raise the model-visible error for anything but a plain approval."""
+    error = decision_error(spec.name, request, decision)
+    if error is not None:
+        raise error
 
 
 async def ask_port(port: ApprovalPort, spec: ToolSpec, request: ApprovalRequest) -> None:

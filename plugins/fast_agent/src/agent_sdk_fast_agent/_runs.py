@@ -24,7 +24,8 @@ from agent_sdk import (
     current_run,
     run_scope,
 )
-from agent_sdk.executor import safe_message
+from agent_sdk.approval import ApprovalRequest
+from agent_sdk.executor import decision_error, safe_message
 from agent_sdk.hierarchy import note_pending_approval
 
 from ._context import (
@@ -146,24 +147,13 @@ class ToolGate:
             return _error(
                 ErrorKind.APPROVAL_DENIED, f"approval of tool '{name}' failed: {safe_message(exc)}"
             )
-        if decision.pending_id:
-            note_pending_approval(decision.pending_id)
-            return _error(
-                ErrorKind.APPROVAL_PENDING,
-                f"approval required: {decision.pending_id} (tool '{name}' will run once it is "
-                "approved and the same call is made again)",
-            )
-        if not decision.approved:
-            by = f" by {decision.reviewer}" if decision.reviewer else ""
-            why = f": {decision.reason}" if decision.reason else ""
-            return _error(ErrorKind.APPROVAL_DENIED, f"tool '{name}' was denied{by}{why}")
-        if decision.arguments is not None and decision.arguments != args:
-            return _error(
-                ErrorKind.APPROVAL_DENIED,
-                f"the approval of tool '{name}' changed its arguments; edited approvals cannot "
-                "be applied: call again with the arguments you want approved",
-            )
-        return None
+        request = ApprovalRequest(name, args, ctx.call_id, ctx.run_id, ctx.thread_id, ctx.path)
+        error = decision_error(name, request, decision)
+        if error is None:
+            return None
+        if error.approval_id is not None:
+            note_pending_approval(error.approval_id)
+        return _error(error.kind, error.message)
 
 
 def _error(kind: ErrorKind, message: str) -> CallToolResult:

@@ -310,20 +310,9 @@ FAULTS: dict[str, tuple[Callable[..., Any], ErrorKind, str]] = {
     "returns-bytes": (_returns(b"\x00\x01"), ErrorKind.TOOL_FAILED, "cannot be serialised"),
     "returns-circular": (_returns(circular), ErrorKind.TOOL_FAILED, "cannot be serialised"),
 }
-FAULT_GAPS = {
-    "raises-unprintable": "safe_message calls str(exc); an exception whose __str__ raises escapes run_spec",
-}
 
 
-@pytest.mark.parametrize(
-    "fault",
-    [
-        pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=FAULT_GAPS[f]))
-        if f in FAULT_GAPS
-        else f
-        for f in FAULTS
-    ],
-)
+@pytest.mark.parametrize("fault", list(FAULTS))
 def test_handler_faults_become_structured_errors(fault: str, spans: Any) -> None:
     handler, kind, needle = FAULTS[fault]
     spec = ToolSpec(name="faulty", description="Fails.", handler=handler, input_schema=EMPTY)
@@ -337,11 +326,6 @@ def test_handler_faults_become_structured_errors(fault: str, spans: Any) -> None
     assert spans.open() == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: to_json_text uses json.dumps with allow_nan=True, so NaN/Infinity in a "
-    "result reach the model as invalid JSON",
-)
 def test_a_non_finite_result_is_not_sent_as_invalid_json() -> None:
     spec = ToolSpec(
         name="ratio", description="r", handler=_returns({"r": float("nan")}), input_schema=EMPTY
@@ -434,11 +418,6 @@ def test_failing_confirm_rules_and_ports_never_run_the_handler() -> None:
     assert ran == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: RunState holds one max_parallel semaphore for the whole run and a parent "
-    "keeps its slot while its child waits for one, so nesting deeper than max_parallel hangs",
-)
 def test_nested_sub_agents_under_max_parallel_do_not_deadlock() -> None:
     async def leaf(request: Any, ctx: CallContext) -> AgentResponse:
         return AgentResponse(messages=[Message("assistant", "leaf ok")])

@@ -135,19 +135,9 @@ def harness(request: pytest.FixtureRequest) -> Any:
         yield h
 
 
-PLUGIN_LOG_LEAKS = {
-    "autogen": "agent_sdk_autogen._tools logs AutoGen's ToolCallEvent (arguments and result) at "
-    "INFO for every tool, confirm tools included",
-}
-
-
 def test_confirm_tool_content_stays_out_of_logs_through_each_plugin(
     harness: Any, logs: Capture, spans: Any, request: pytest.FixtureRequest
 ) -> None:
-    if harness.integration in PLUGIN_LOG_LEAKS:
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason=PLUGIN_LOG_LEAKS[harness.integration])
-        )
     tool = harness.export_tool(secret_spec(), executor=Executor(), approval=Approve())
     child = ScriptedAgent(
         "vault", [Turn.call(ToolCall("payout", {"iban": SECRET_ARG})), Turn.say("ok")], tools=[tool]
@@ -234,12 +224,7 @@ def test_error_messages_hide_host_details(
 
 @pytest.mark.parametrize(
     ("case", "message", "exc_type", "forbidden", "why"),
-    [
-        pytest.param(
-            *g, marks=pytest.mark.xfail(strict=True, reason=f"safe_message gap: {g[4]}"), id=g[0]
-        )
-        for g in GAPS
-    ],
+    [pytest.param(*g, id=g[0]) for g in GAPS],
 )
 def test_error_messages_hide_host_details_harder_cases(
     secret_env: None,

@@ -391,11 +391,16 @@ class ApprovalToken:
         try:
             body, signature = text.rsplit(".", 1)
             run_id, thread_id, call_id, tool, digest, nonce = json.loads(
-                base64.urlsafe_b64decode(body.encode())
+                base64.urlsafe_b64decode(body.encode("ascii"))
             )
-            return cls(run_id, thread_id, call_id, tool, digest, nonce, signature)
+            token = cls(run_id, thread_id, call_id, tool, digest, nonce, signature)
         except Exception as exc:
             raise ApprovalError("not an approval token") from exc
+        # One token, one spelling: base64 leaves low bits of the last character unused, so
+        # several texts decode to the same token. Only the canonical encoding is accepted.
+        if token.encode() != text:
+            raise ApprovalError("not an approval token")
+        return token
 
 
 class TokenAuthority:
@@ -436,8 +441,12 @@ class TokenAuthority:
         """True once for a genuine, unexpired token bound to exactly this call."""
         if not isinstance(token, ApprovalToken):
             return False
-        expected = self._sign(token.payload())
-        if not hmac.compare_digest(expected, str(token.signature)):
+        try:  # a decoded token may carry anything: non-text fields, non-ASCII signatures
+            expected = self._sign(token.payload())
+            genuine = hmac.compare_digest(expected.encode(), str(token.signature).encode())
+        except (TypeError, ValueError):
+            return False
+        if not genuine:
             return False
         binding = (token.run_id, token.thread_id, token.call_id, token.tool, token.digest)
         if binding != (run_id, thread_id, call_id, tool, digest):

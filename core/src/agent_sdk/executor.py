@@ -336,16 +336,24 @@ def result_text(tool: str, value: Any) -> str:
         ) from exc.cause
 
 
-_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:\\|/)(?:[\w.\-~]+[/\\])+[\w.\-~]*")
+_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:\\|/)(?:[\w.\-~]+(?: [\w.\-~]+)*[/\\])+[\w.\-~]*")
 
 
 def safe_message(exc: BaseException, *, limit: int = 500) -> str:
     """An exception as a short message with host paths and environment values removed."""
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    text = _PATH.sub("<path>", text)
+    try:
+        detail = str(exc)
+    except Exception:  # an exception whose __str__ fails still gets a message
+        detail = ""
+    text = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    # Environment values first (a value may contain '/'), also as repr() and JSON spell
+    # them (a KeyError shows repr(value)); then host paths.
     for value in os.environ.values():
-        if len(value) >= 8 and value in text:
-            text = text.replace(value, "<redacted>")
+        if len(value) >= 8:
+            for form in {value, repr(value)[1:-1], json.dumps(value)[1:-1]}:
+                if form in text:
+                    text = text.replace(form, "<redacted>")
+    text = _PATH.sub("<path>", text)
     return text[:limit]
 
 

@@ -89,7 +89,7 @@ def to_json_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value, ensure_ascii=False, default=_json_default)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_json_default)
     except (TypeError, ValueError) as exc:
         raise ToolError(
             ErrorKind.TOOL_FAILED,

@@ -110,7 +110,13 @@ class RunState:
         self.report = RunReport(run_id)
         self.spent = spent  # model calls counted against the budget, incl. a remote parent's
         self.active = 0  # sub-agents running now
-        self._semaphore = asyncio.Semaphore(limits.max_parallel) if limits.max_parallel else None
+        # One bound per parent: siblings share it, a child never waits for its parent's slot.
+        self._semaphores: dict[tuple[str, ...], asyncio.Semaphore] = {}
+
+    def semaphore(self, parent_path: tuple[str, ...]) -> asyncio.Semaphore | None:
+        if not self.limits.max_parallel:
+            return None
+        return self._semaphores.setdefault(parent_path, asyncio.Semaphore(self.limits.max_parallel))
 
     @property
     def remaining(self) -> int | None:
@@ -396,7 +402,7 @@ async def call_agent(
                 sc.DEPTH: depth,
             }
         )
-        semaphore = run._semaphore
+        semaphore = run.semaphore(parent.path)
         started = time.monotonic()
         log.info(
             "sub-agent start",

@@ -6,6 +6,7 @@ import copy
 import hashlib
 import inspect
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -104,17 +105,26 @@ class ToolSpec:
                 raise ToolError(
                     ErrorKind.TOOL_ARGS_INVALID,
                     f"invalid arguments for tool '{self.name}': unknown argument(s) "
-                    f"{', '.join(map(repr, unknown[:5]))}; known: {known}",
+                    f"{', '.join(_clip(repr(k)) for k in unknown[:5])}; known: {known}",
                     tool=self.name,
                 )
         try:
-            return self._model.model_validate(arguments)
+            validated = self._model.model_validate(arguments)
         except ValidationError as exc:
             raise ToolError(
                 ErrorKind.TOOL_ARGS_INVALID,
                 f"invalid arguments for tool '{self.name}': {describe_validation_error(exc)}",
                 tool=self.name,
             ) from None
+        nested = _unknown_nested(validated, arguments)
+        if nested:
+            raise ToolError(
+                ErrorKind.TOOL_ARGS_INVALID,
+                f"invalid arguments for tool '{self.name}': unknown field(s) "
+                f"{', '.join(_clip(n) for n in nested[:5])}",
+                tool=self.name,
+            )
+        return validated
 
     def needs_confirmation(self, validated: BaseModel) -> bool:
         if isinstance(self.confirm, bool):
@@ -150,7 +160,8 @@ MAX_ARGUMENT_DEPTH = 64
 
 def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
     """Turn a dict or JSON text into the arguments dict, or raise tool-args-invalid."""
-    shallow = False
+    shallow = from_text = False
+    text = ""
     if isinstance(arguments, (bytes, bytearray)):
         try:
             arguments = bytes(arguments).decode("utf-8")
@@ -160,6 +171,7 @@ def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
         if len(arguments) > MAX_ARGUMENT_BYTES:
             raise _invalid(tool, f"arguments are larger than {MAX_ARGUMENT_BYTES} characters")
         text = arguments.strip() or "{}"
+        from_text = True
         try:
             arguments = _DECODER.decode(text)
         except (ValueError, RecursionError) as exc:
@@ -172,7 +184,71 @@ def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
         raise _invalid(tool, f"arguments must be a JSON object, got {type(arguments).__name__}")
     if not shallow and _depth(arguments) > MAX_ARGUMENT_DEPTH:
         raise _invalid(tool, f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")
+    if not from_text or "\\ud" in text.lower():
+        problem = _bad_value(arguments)
+        if problem:
+            raise _invalid(tool, problem)
     return dict(arguments)
+
+
+def _bad_value(value: Any) -> str | None:
+    """What JSON text could not carry, in arguments a framework already parsed (NaN,
+    Infinity, more than MAX_ARGUMENT_BYTES of text), and text that is not valid Unicode."""
+    size, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{item} is not allowed"
+        if isinstance(item, str):
+            size += len(item)
+            if size > MAX_ARGUMENT_BYTES:
+                return f"arguments are larger than {MAX_ARGUMENT_BYTES} characters"
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return "arguments are not valid Unicode (a lone surrogate)"
+        elif isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return None
+
+
+def _unknown_nested(model: BaseModel, raw: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Fields inside nested models that the model would silently ignore (the top level is
+    checked before validation)."""
+    found: list[str] = []
+    for name, info in type(model).model_fields.items():
+        key = info.alias or name
+        if key not in raw:
+            continue
+        found += _unknown_in(getattr(model, name), raw[key], f"{prefix}{key}")
+    return found
+
+
+def _unknown_in(value: Any, raw: Any, where: str) -> list[str]:
+    if isinstance(value, BaseModel) and isinstance(raw, Mapping):
+        found: list[str] = []
+        if type(value).model_config.get("extra") not in ("allow", "forbid"):
+            known = {n for f, i in type(value).model_fields.items() for n in (f, i.alias) if n}
+            found += [f"{where}.{k}" for k in raw if k not in known]
+        return found + _unknown_nested(value, raw, f"{where}.")
+    if isinstance(value, (list, tuple)) and isinstance(raw, (list, tuple)):
+        return [
+            u
+            for i, (v, r) in enumerate(zip(value, raw, strict=False))
+            for u in _unknown_in(v, r, f"{where}[{i}]")
+        ]
+    if isinstance(value, dict) and isinstance(raw, Mapping):
+        return [
+            u for k, v in value.items() if k in raw for u in _unknown_in(v, raw[k], f"{where}.{k}")
+        ]
+    return []
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _invalid(tool: str, message: str) -> ToolError:

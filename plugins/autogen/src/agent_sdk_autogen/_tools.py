@@ -122,8 +122,9 @@ class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
             )
             record_tool_error(failure)
             raise failure from (outcome.error.cause or outcome.error)
-        if _event_logger.isEnabledFor(logging.INFO):
-            # BaseTool.run_json logs this on success; keep AutoGen's event log complete.
+        if _event_logger.isEnabledFor(logging.INFO) and not self.spec.confirm:
+            # BaseTool.run_json logs this on success; keep AutoGen's event log complete, but
+            # never for confirm tools: their arguments and results may be sensitive.
             _event_logger.info(
                 ToolCallEvent(tool_name=self.name, arguments=_loggable(args), result=outcome.text)
             )

@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import re
 import sys
 import tempfile
@@ -174,9 +173,6 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace-file", type=Path, help="write the Jaeger JSON trace here")
     args = parser.parse_args()
-    # This program needs only the AutoGen plugin: don't import every installed framework
-    # plugin (agent-sdk loads them all on first use unless told otherwise).
-    os.environ.setdefault("AGENT_SDK_PLUGINS", "autogen")
     # The scripted model warns that it counts tokens of text content only.
     logging.getLogger(EVENT_LOGGER_NAME).setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:

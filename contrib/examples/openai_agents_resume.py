@@ -14,15 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
-
-# Load only the plugin this example uses (other installed frameworks take seconds to import).
-os.environ.setdefault("AGENT_SDK_PLUGINS", "openai-agents")
 
 from agents import Agent, RunConfig, Runner
 from agents.run_state import RunState

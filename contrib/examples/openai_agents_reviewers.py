@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Literal
-
-# Load only the plugin this example uses (other installed frameworks take seconds to import).
-os.environ.setdefault("AGENT_SDK_PLUGINS", "openai-agents")
 
 from agents import Agent, RunConfig, Runner
 from opentelemetry.sdk.trace import TracerProvider

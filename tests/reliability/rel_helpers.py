@@ -13,8 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_sdk import CallContext, Decision, ToolSpec
+from agent_sdk import CallContext, ToolSpec
 from agent_sdk.plugins import ENV_NO_AUTOLOAD, ENV_ONLY, KNOWN_DISTRIBUTIONS, reset_plugins
+from agent_sdk.testing.contract import exception_chain
 
 
 def plugin_names() -> list[str]:
@@ -109,26 +110,5 @@ class Calls:
         )
 
 
-class CountingPort:
-    def __init__(self, answer: Decision | bool = True) -> None:
-        self.answer = answer
-        self.requests: list[dict[str, Any]] = []
-
-    async def request(self, tool: str, arguments: dict[str, Any], **kw: Any) -> Decision:
-        self.requests.append({"tool": tool, "arguments": arguments, **kw})
-        await asyncio.sleep(0)
-        if isinstance(self.answer, bool):
-            return Decision(self.answer, reason=None if self.answer else "no")
-        return self.answer
-
-
-def chain(exc: BaseException | None) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        e = stack.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        yield e
-        stack += [e.__cause__, e.__context__, *getattr(e, "exceptions", ())]
+# The contract kit's helpers, under the names these tests use.
+chain = exception_chain

@@ -110,12 +110,14 @@ class CountingPort:
 
     async def request(self, tool: str, arguments: dict[str, Any], **kw: Any) -> Decision:
         self.requests.append({"tool": tool, "arguments": arguments, **kw})
+        await asyncio.sleep(0)  # a real port awaits something: a point where cancellation lands
         if isinstance(self.answer, bool):
             return Decision(self.answer, reason=None if self.answer else "no")
         return self.answer
 
 
-def _chain(exc: BaseException | None) -> Iterator[BaseException]:
+def exception_chain(exc: BaseException | None) -> Iterator[BaseException]:
+    """``exc`` and every exception linked to it (cause, context, exception-group members)."""
     seen: set[int] = set()
     stack = [exc]
     while stack:
@@ -239,7 +241,7 @@ class ContractSuite:
         assert any(
             isinstance(e, RuntimeError) and "boom in the ledger" in str(e)
             for exc in result.exceptions
-            for e in _chain(exc)
+            for e in exception_chain(exc)
         ), "the original exception must stay available to the host"
 
     # -- C4 cancellation ---------------------------------------------------------------
@@ -649,7 +651,7 @@ class ContractSuite:
 
         exc, state = run(main())
         assert exc is not None, "budget exhaustion must stop the run"
-        assert any(isinstance(e, HierarchyLimitError) for e in _chain(exc)), repr(exc)
+        assert any(isinstance(e, HierarchyLimitError) for e in exception_chain(exc)), repr(exc)
         assert state.spent == 1 and state.active == 0
 
     def test_c11_child_timeout_is_an_explicit_error(self, harness: Harness) -> None:
@@ -712,4 +714,4 @@ def _tool_name(harness: Harness, tool: Any) -> str:
     return str(harness.advertised(tool)["name"])
 
 
-__all__ = ["ContractSuite", "CountingPort", "Recorder", "error_of", "run"]
+__all__ = ["ContractSuite", "CountingPort", "Recorder", "error_of", "exception_chain", "run"]

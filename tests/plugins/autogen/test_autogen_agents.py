@@ -230,3 +230,34 @@ def test_names_and_descriptions_come_from_the_agent_or_team() -> None:
     assert tool.schema["parameters"]["required"] == ["request"]
     team_tool = autogen_team_tool(_team_factory)
     assert (team_tool.name, team_tool.description) == ("crew", "A crew of one.")
+
+
+def test_input_chars_count_the_conversation_sent_before_each_model_call() -> None:
+    """The child's model is sent the whole conversation on every call: a request, then the
+    request plus its tool call and result. (Without this the core falls back to the request
+    length, and the cost report cannot show what return modes save.)"""
+    import asyncio
+
+    from agent_sdk import Executor, run_scope
+    from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
+    from agent_sdk.testing.contract import Recorder
+    from agent_sdk_autogen.testing import AutogenHarness
+
+    harness = AutogenHarness()
+    leaf = harness.export_tool(Recorder().add_spec(), executor=Executor())
+    child = ScriptedAgent(
+        "counter", [Turn.call(ToolCall("add", {"a": 1, "b": 2})), Turn.say("three")], tools=[leaf]
+    )
+    tool = harness.export_agent_tool(child)
+    request = "q" * 200
+
+    async def main() -> int:
+        async with run_scope() as run:
+            await harness.run(
+                [tool], [Turn.call(ToolCall("counter", {"request": request})), Turn.say("ok")]
+            )
+        return run.report.per_path["counter"].usage.input_chars
+
+    chars = asyncio.run(main())
+    call_chars = len("add") + len('{"a": 1, "b": 2}')
+    assert chars >= 2 * len(request) + call_chars + len("3"), chars

@@ -28,6 +28,7 @@ from autogen_agentchat.messages import (
     TextMessage,
     ThoughtEvent,
     ToolCallExecutionEvent,
+    ToolCallRequestEvent,
 )
 from autogen_core import CancellationToken
 
@@ -90,15 +91,22 @@ async def clone_agent(template: AssistantAgent) -> AssistantAgent:
 
 # -- what a child produced, in neutral form --------------------------------------------------
 def to_response(items: Sequence[Item], *, raw: Any = None) -> AgentResponse:
-    """AutoGen messages and events -> AgentResponse (texts, tool results, usage, structured)."""
+    """AutoGen messages and events -> AgentResponse (texts, tool results, usage, structured).
+
+    ``input_chars`` counts the conversation sent before each model call (the model is sent
+    the whole history every time; the system message is not in the stream, so not counted).
+    """
     messages: list[Message] = []
     usage = Usage()
     structured: Any = None
+    conversation_chars = 0
     for item in items:
         if item.models_usage is not None:
             usage.model_calls += 1
             usage.input_tokens += item.models_usage.prompt_tokens
             usage.output_tokens += item.models_usage.completion_tokens
+            usage.input_chars += conversation_chars
+        conversation_chars += _item_chars(item)
         if isinstance(item, ToolCallExecutionEvent):
             messages.extend(Message("tool", result.content) for result in item.content)
         elif isinstance(item, ThoughtEvent):  # text the model sent along with tool calls
@@ -109,6 +117,18 @@ def to_response(items: Sequence[Item], *, raw: Any = None) -> AgentResponse:
             if isinstance(item, StructuredMessage) and role == "assistant":
                 structured = item.content
     return AgentResponse(messages=messages, structured=structured, usage=usage, raw=raw)
+
+
+def _item_chars(item: Item) -> int:
+    if isinstance(item, ToolCallExecutionEvent):
+        return sum(len(result.content) for result in item.content)
+    if isinstance(item, ToolCallRequestEvent):
+        return sum(len(call.name) + len(call.arguments) for call in item.content)
+    if isinstance(item, ThoughtEvent):
+        return len(item.content)
+    if isinstance(item, BaseChatMessage):
+        return len(item.to_model_text())
+    return 0
 
 
 def _task_text(request: Any) -> str:

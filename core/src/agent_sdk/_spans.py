@@ -15,7 +15,11 @@ from agent_sdk._version import __version__
 from agent_sdk.context import CallContext
 from agent_sdk.errors import ToolError
 
-_state: dict[str, Any] = {"tracer": trace.get_tracer("agent_sdk", __version__), "content": False}
+_state: dict[str, Any] = {
+    "tracer": trace.get_tracer("agent_sdk", __version__),
+    "content": False,
+    "explicit": False,  # use_tracer_provider() was given a provider
+}
 
 
 def tracer() -> trace.Tracer:
@@ -33,6 +37,16 @@ def use_tracer_provider(provider: trace.TracerProvider | None) -> None:
         provider.get_tracer("agent_sdk", __version__)
         if provider is not None
         else trace.get_tracer("agent_sdk", __version__)
+    )
+    _state["explicit"] = provider is not None
+
+
+def tracing_enabled() -> bool:
+    """False while nothing would record our spans: no provider given to us and the global
+    one still the API's default proxy (no SDK configured). Then spans are skipped entirely,
+    which is most of the executor's cost when tracing is off."""
+    return bool(_state["explicit"]) or not isinstance(
+        trace.get_tracer_provider(), trace.ProxyTracerProvider
     )
 
 
@@ -61,6 +75,9 @@ def span(
     name: str, *, kind: SpanKind = SpanKind.INTERNAL, attributes: dict[str, Any]
 ) -> Iterator[Span]:
     """A span that records cancellation and unexpected exceptions itself (with error.type)."""
+    if not tracing_enabled():
+        yield trace.INVALID_SPAN  # a non-recording span: every call on it is a no-op
+        return
     with tracer().start_as_current_span(
         name,
         kind=kind,

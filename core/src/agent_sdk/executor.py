@@ -222,12 +222,14 @@ class Executor:
         framework has no earlier hook to put a gate in).
         """
         ctx = ctx or current_context() or CallContext.new()
-        attributes = _spans.base_attributes(ctx, (*ctx.path, spec.name))
-        attributes[sc.GEN_AI_OPERATION_NAME] = sc.OP_EXECUTE_TOOL
-        attributes[sc.GEN_AI_TOOL_NAME] = spec.name
-        attributes[sc.GEN_AI_TOOL_TYPE] = "function"
-        if ctx.call_id:
-            attributes[sc.GEN_AI_TOOL_CALL_ID] = ctx.call_id
+        attributes: dict[str, Any] = {}
+        if _spans.tracing_enabled():
+            attributes = _spans.base_attributes(ctx, (*ctx.path, spec.name))
+            attributes[sc.GEN_AI_OPERATION_NAME] = sc.OP_EXECUTE_TOOL
+            attributes[sc.GEN_AI_TOOL_NAME] = spec.name
+            attributes[sc.GEN_AI_TOOL_TYPE] = "function"
+            if ctx.call_id:
+                attributes[sc.GEN_AI_TOOL_CALL_ID] = ctx.call_id
         with _spans.span(f"execute_tool {spec.name}", attributes=attributes) as span:
             if _spans.content_captured() and span.is_recording():
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_ARGUMENTS, _as_text(arguments))

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union, cast, get_type_hints, overload
+from typing import Any, Literal, Union, cast, get_args, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -42,6 +42,7 @@ class ToolSpec:
     _schema: dict[str, Any] = field(init=False, repr=False)
     _wants_ctx: bool = field(init=False, repr=False)
     _known: frozenset[str] = field(init=False, repr=False)
+    _has_submodels: bool = field(init=False, repr=False)
     _is_async: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -78,6 +79,9 @@ class ToolSpec:
             for fname, info in self._model.model_fields.items()
             for name in (fname, info.alias)
             if name
+        )
+        self._has_submodels = any(
+            _mentions_model(f.annotation) for f in self._model.model_fields.values()
         )
         self._wants_ctx = "ctx" in _parameters(self.handler)
         self._is_async = inspect.iscoroutinefunction(self.handler) or inspect.iscoroutinefunction(
@@ -116,7 +120,7 @@ class ToolSpec:
                 f"invalid arguments for tool '{self.name}': {describe_validation_error(exc)}",
                 tool=self.name,
             ) from None
-        nested = _unknown_nested(validated, arguments)
+        nested = _unknown_nested(validated, arguments) if self._has_submodels else []
         if nested:
             raise ToolError(
                 ErrorKind.TOOL_ARGS_INVALID,
@@ -182,37 +186,55 @@ def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise _invalid(tool, f"arguments must be a JSON object, got {type(arguments).__name__}")
-    if not shallow and _depth(arguments) > MAX_ARGUMENT_DEPTH:
-        raise _invalid(tool, f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")
-    if not from_text or "\\ud" in text.lower():
-        problem = _bad_value(arguments)
+    # JSON text cannot hold NaN or exceed the size limit here; escaped surrogates it can.
+    check_values = not from_text or "\\ud" in text.lower()
+    if check_values or not shallow:
+        problem = _problem(arguments, values=check_values)
         if problem:
             raise _invalid(tool, problem)
     return dict(arguments)
 
 
-def _bad_value(value: Any) -> str | None:
-    """What JSON text could not carry, in arguments a framework already parsed (NaN,
-    Infinity, more than MAX_ARGUMENT_BYTES of text), and text that is not valid Unicode."""
-    size, stack = 0, [value]
+def _problem(value: Any, *, values: bool) -> str | None:
+    """One walk over parsed arguments: nesting deeper than MAX_ARGUMENT_DEPTH and, with
+    ``values``, what JSON text could not carry (NaN, Infinity, more than MAX_ARGUMENT_BYTES of
+    text, as when a framework parsed the arguments itself) and lone surrogates."""
+    size = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
-        item = stack.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            return f"{item} is not allowed"
-        if isinstance(item, str):
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict or (kind is not str and isinstance(item, Mapping)):
+            if depth >= MAX_ARGUMENT_DEPTH and item:
+                return f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+            stack.extend((v, depth + 1) for v in item.values())
+            if values:
+                stack.extend((k, depth + 1) for k in item)
+        elif kind is list or kind is tuple:
+            if depth >= MAX_ARGUMENT_DEPTH and item:
+                return f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+            stack.extend((v, depth + 1) for v in item)
+        elif not values:
+            continue
+        elif kind is str:
             size += len(item)
             if size > MAX_ARGUMENT_BYTES:
                 return f"arguments are larger than {MAX_ARGUMENT_BYTES} characters"
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return "arguments are not valid Unicode (a lone surrogate)"
-        elif isinstance(item, Mapping):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return "arguments are not valid Unicode (a lone surrogate)"
+        elif kind is float and not math.isfinite(item):
+            return f"{item} is not allowed"
     return None
+
+
+def _mentions_model(annotation: Any) -> bool:
+    """Whether a field's type can hold a pydantic model (whose unknown fields we check)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_mentions_model(arg) for arg in get_args(annotation))
 
 
 def _unknown_nested(model: BaseModel, raw: Mapping[str, Any], prefix: str = "") -> list[str]:
@@ -273,21 +295,6 @@ def _no_nan(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_nan)
-
-
-def _depth(value: Any, limit: int = MAX_ARGUMENT_DEPTH + 1) -> int:
-    depth, level = 0, [value]
-    while level and depth <= limit:
-        nxt: list[Any] = []
-        for item in level:
-            if isinstance(item, Mapping):
-                nxt.extend(item.values())
-            elif isinstance(item, (list, tuple)):
-                nxt.extend(item)
-        if nxt:
-            depth += 1
-        level = nxt
-    return depth
 
 
 def describe_validation_error(exc: ValidationError, *, limit: int = 5) -> str:

@@ -119,6 +119,29 @@ def to_response(items: Sequence[Item], *, raw: Any = None) -> AgentResponse:
     return AgentResponse(messages=messages, structured=structured, usage=usage, raw=raw)
 
 
+def _factory_names(
+    factory: Any, expected: type, kind: str, name: str | None, description: str | None, history: str
+) -> tuple[str, str | None]:
+    """The tool's name and description for an agent or team factory (built once to ask it,
+    unless both are given or the factory is async)."""
+    if history == "shared":
+        raise ConfigurationError(
+            f"history='shared' needs a {kind} instance: a factory builds a new {kind} per call"
+        )
+    if inspect.iscoroutinefunction(factory):
+        if name is None:
+            raise ConfigurationError(f"give name= for an async {kind} factory")
+    elif name is None or description is None:
+        sample = factory()
+        if not isinstance(sample, expected):
+            raise ConfigurationError(
+                f"the {kind} factory returned {type(sample).__name__}, not an AutoGen {kind}"
+            )
+        name, description = name or sample.name, description or sample.description  # type: ignore[attr-defined]
+    assert name is not None
+    return name, description
+
+
 def _item_chars(item: Item) -> int:
     if isinstance(item, ToolCallExecutionEvent):
         return sum(len(result.content) for result in item.content)
@@ -199,22 +222,11 @@ def autogen_agent_tool(
         tool_description = description or template.description
         factory: AgentFactory | None = None
     elif callable(agent):
-        if history == "shared":
-            raise ConfigurationError(
-                "history='shared' needs an agent instance: a factory builds a new agent per call"
-            )
         template, factory = None, agent
-        if inspect.iscoroutinefunction(agent):
-            if name is None:
-                raise ConfigurationError("give name= for an async agent factory")
-        elif name is None or description is None:
-            sample = agent()
-            if not isinstance(sample, ChatAgent):
-                raise ConfigurationError(
-                    f"the agent factory returned {type(sample).__name__}, not an AutoGen agent"
-                )
-            name, description = name or sample.name, description or sample.description
-        tool_name, tool_description = name, description or f"Ask {name}."
+        tool_name, description = _factory_names(
+            agent, ChatAgent, "agent", name, description, history
+        )
+        tool_description = description or f"Ask {tool_name}."
     else:
         raise ConfigurationError(
             f"autogen_agent_tool needs an AutoGen agent or a factory, got {type(agent).__name__}"
@@ -277,22 +289,9 @@ def autogen_team_tool(
         tool_name = name or team.name
         tool_description = description or team.description
     elif callable(team):
-        if history == "shared":
-            raise ConfigurationError(
-                "history='shared' needs a team instance: a factory builds a new team per call"
-            )
         instance, factory = None, team
-        if inspect.iscoroutinefunction(team):
-            if name is None:
-                raise ConfigurationError("give name= for an async team factory")
-        elif name is None or description is None:
-            sample = team()
-            if not isinstance(sample, Team):
-                raise ConfigurationError(
-                    f"the team factory returned {type(sample).__name__}, not an AutoGen team"
-                )
-            name, description = name or sample.name, description or sample.description
-        tool_name, tool_description = name, description or f"Ask the {name} team."
+        tool_name, description = _factory_names(team, Team, "team", name, description, history)
+        tool_description = description or f"Ask the {tool_name} team."
     else:
         raise ConfigurationError(
             f"autogen_team_tool needs an AutoGen team or a factory, got {type(team).__name__}"

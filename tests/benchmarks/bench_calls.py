@@ -26,7 +26,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tests.benchmarks.common import Tracing, emit, now_us, quiet_frameworks, summary, versions
+from tests.benchmarks.common import (
+    Tracing,
+    emit,
+    now_us,
+    quiet_frameworks,
+    short_name,
+    summary,
+    versions,
+)
 
 SCENARIOS = {"S0": 0, "S1": 1, "S10": 10}
 VARIANTS = (("native", "noop"), ("ours", "noop"), ("ours", "sampled-off"), ("ours", "batch"))
@@ -181,13 +189,7 @@ async def profile_s10(
         prof.disable()
         stats[kind] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
 
-    def key(func: tuple[str, int, str]) -> str:
-        filename, line, name = func
-        short = filename
-        for marker in ("site-packages/", "/src/", "lib/python"):
-            if marker in filename:
-                short = filename.split(marker, 1)[1]
-        return f"{short}:{line}:{name}" if filename != "~" else name
+    key = short_name
 
     def self_times(raw: dict[Any, Any]) -> dict[str, float]:
         out: dict[str, float] = {}

@@ -31,7 +31,7 @@ from agent_sdk import (
 )
 from agent_sdk import semconv as sc
 from agent_sdk.executor import result_text
-from tests.benchmarks.common import MODES, Tracing, emit, now_us, summary, versions
+from tests.benchmarks.common import MODES, Tracing, emit, now_us, short_name, summary, versions
 
 
 class AddArgs(BaseModel):
@@ -192,11 +192,7 @@ async def profile_run_spec(
     stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
     rows = []
     for (filename, line, name), (_cc, ncalls, tt, ct, _callers) in stats.items():
-        where = filename
-        for marker in ("site-packages/", "/src/", "lib/python"):
-            if marker in filename:
-                where = filename.split(marker, 1)[1]
-        label = name if filename == "~" else f"{where}:{line}:{name}"
+        label = short_name((filename, line, name))
         rows.append(
             {
                 "function": label,

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
@@ -203,6 +204,9 @@ def short_name(func: tuple[str, int, str]) -> str:
     filename, line, name = func
     if filename == "~":
         return name
+    repo = str(Path(__file__).resolve().parents[2]) + "/"
+    if filename.startswith(repo):
+        filename = filename[len(repo) :]
     for marker in ("site-packages/", "/src/", "lib/python"):
         if marker in filename:
             filename = filename.split(marker, 1)[1]

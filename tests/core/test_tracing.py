@@ -416,3 +416,52 @@ def test_a_remote_sub_agent_continues_the_trace_and_the_guards(tmp_path, spans):
     assert remote_tool["references"][0]["spanID"] == format(local_invoke.context.span_id, "016x")
     tags = {tag["key"]: tag["value"] for tag in remote_tool["tags"]}
     assert tags[sc.RUN_ID] == "run-remote" and tags[sc.PATH] == "legal/tax"
+
+
+def test_otlp_grpc_export(spans):
+    """configure_tracing(protocol="grpc") through the real gRPC exporter into a local servicer."""
+    from concurrent import futures
+
+    import grpc
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+    received = []
+
+    class Servicer(trace_service_pb2_grpc.TraceServiceServicer):
+        def Export(self, request, context):
+            received.append(request)
+            return trace_service_pb2.ExportTraceServiceResponse()
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Servicer(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        provider = configure_tracing(
+            "grpc-test", endpoint=f"http://127.0.0.1:{port}", protocol="grpc", set_global=False
+        )
+        spec = scenario_specs(Executor())
+
+        async def main():
+            async with run_scope("run-grpc"):
+                await Executor().run_spec(spec, {"request": "x"})
+
+        asyncio.run(main())
+        provider.shutdown()
+    finally:
+        use_tracer_provider(None)
+        server.stop(None)
+    names = {
+        s.name
+        for r in received
+        for rs in r.resource_spans
+        for ss in rs.scope_spans
+        for s in ss.spans
+    }
+    assert names == {
+        "invoke_workflow run",
+        "execute_tool legal",
+        "invoke_agent legal",
+        "execute_tool lookup",
+        "execute_tool fail",
+    }

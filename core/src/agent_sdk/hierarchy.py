@@ -245,7 +245,7 @@ class run_scope:
         span_cm, span, run_token, ctx_cm = self._stack.pop()
         ctx_cm.__exit__(exc_type, exc, tb)
         _run.reset(run_token)
-        _set_report_attributes(span, self.state.report)
+        _set_usage(span, self.state.report.total)
         if exc is None:
             _spans.mark_ok(span)
         return span_cm.__exit__(exc_type, exc, tb)  # type: ignore[no-any-return]
@@ -260,14 +260,6 @@ class run_scope:
         tb: TracebackType | None,
     ) -> bool | None:
         return self.__exit__(exc_type, exc, tb)
-
-
-def _set_report_attributes(span: Span, report: RunReport) -> None:
-    total = report.total
-    span.set_attribute(sc.MODEL_CALLS, total.model_calls)
-    span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, total.input_tokens)
-    span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, total.output_tokens)
-    span.set_attribute(sc.INPUT_CHARS, total.input_chars)
 
 
 @contextmanager

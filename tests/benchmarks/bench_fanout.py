@@ -1,7 +1,8 @@
 """(3) Fan-out scaling and (4) memory per sub-agent.
 
 Worker: ``python -m tests.benchmarks.bench_fanout --target ag2|autogen|openai-agents|
-fast-agent|fan_out [--sizes 10,100,1000] [--cap 50] [--memory N] [--quick] [--out f.json]``.
+fast-agent|fan_out [--sizes 10,100,1000] [--cap 50] [--memory N [--native]] [--quick]
+[--out f.json]``.
 
 Scaling: an orchestrator's scripted model calls a sub-agent tool N times in one turn; each
 child is a fresh child per call (the plugin's agent tool) whose scripted model sleeps 50 ms
@@ -10,8 +11,14 @@ without a cap, ceil(N / cap) with ``max_parallel=cap`` from the run_scope's limi
 ``fan_out`` is the core's ``agent_sdk.fan_out`` over ``call_agent`` children (no framework),
 capped with its own ``max_parallel``.
 
-Memory (``--memory N``, one fresh process per N): after a warm-up run, the peak RSS growth
-(sampled every 2 ms) during one uncapped run of N concurrent children.
+Native baseline, in the same process and interleaved with ours: the framework's own
+sub-agent tool (``Driver.native_agent_tool``: AG2 ``child.ask`` in a tool, AutoGen a
+FunctionTool running a fresh child, openai-agents ``Agent.as_tool``, fast-agent's
+Agents-as-Tools) and, for ``fan_out``, plain ``asyncio.gather`` over the same children. Its
+ratio is against its own single-child time; ``ours_vs_native`` is ours / native at equal N.
+
+Memory (``--memory N [--native]``, one fresh process per N): after a warm-up run, the peak
+RSS growth (sampled every 2 ms) during one uncapped run of N concurrent children.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import functools
 import gc
 import pstats
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent_sdk import (
@@ -49,7 +57,8 @@ class FrameworkFanOut:
             "child", [Turn.say("ok", delay=CHILD_DELAY)], description="A scripted sub-agent."
         )
         tool = self.driver.agent_tool(child)
-        self.runners = {}
+        native = self.driver.native_agent_tool(child)
+        self.runners, self.native_runners = {}, {}
         for n in sorted({1, 2, *sizes}):
             calls = [ToolCall("child", {"request": f"item {i}"}, id=f"call_{i}") for i in range(n)]
             turns = [Turn.call(*calls), Turn.say("done")]
@@ -58,6 +67,10 @@ class FrameworkFanOut:
             else:
                 runner = self.driver.runner([tool], turns)
             self.runners[n] = runner
+            native_calls = [native.call(f"item {i}", f"call_{i}") for i in range(n)]
+            self.native_runners[n] = self.driver.runner(
+                [native.tool], [Turn.call(*native_calls), Turn.say("done")]
+            )
         self.versions = versions(*self.driver.distributions, "agent-sdk")
 
     def session(self) -> Any:
@@ -76,6 +89,16 @@ class FrameworkFanOut:
             raise AssertionError(f"fan-out of {n}: final={final!r}, children={children}")
         return wall
 
+    async def once_native(self, n: int) -> float:
+        runner = self.native_runners[n]
+        await runner.reset()
+        t0 = time.perf_counter()
+        final = await runner.run()
+        wall = time.perf_counter() - t0
+        if final != "done":
+            raise AssertionError(f"native fan-out of {n}: final={final!r}")
+        return wall
+
 
 class CoreFanOut:
     """``agent_sdk.fan_out`` over ``call_agent`` children with a sleeping scripted invoke."""
@@ -88,13 +111,24 @@ class CoreFanOut:
 
         return contextlib.AsyncExitStack()
 
-    async def once(self, n: int, cap: int | None) -> float:
-        async def invoke(request: Any, ctx: Any) -> AgentResponse:
-            await asyncio.sleep(CHILD_DELAY)
-            return AgentResponse(
-                messages=[Message("assistant", f"ok {request}")], usage=Usage(model_calls=1)
-            )
+    @staticmethod
+    async def invoke(request: Any, ctx: Any) -> AgentResponse:
+        await asyncio.sleep(CHILD_DELAY)
+        return AgentResponse(
+            messages=[Message("assistant", f"ok {request}")], usage=Usage(model_calls=1)
+        )
 
+    async def once_native(self, n: int) -> float:
+        """The same children with plain ``asyncio.gather``: no guards, spans or report."""
+        t0 = time.perf_counter()
+        responses = await asyncio.gather(*(self.invoke(f"item {i}", None) for i in range(n)))
+        wall = time.perf_counter() - t0
+        if len(responses) != n:
+            raise AssertionError(f"gather of {n} returned {len(responses)}")
+        return wall
+
+    async def once(self, n: int, cap: int | None) -> float:
+        invoke = self.invoke
         calls = {
             f"c{i}": functools.partial(call_agent, invoke, f"item {i}", None, name="child")
             for i in range(n)
@@ -119,41 +153,66 @@ def target_for(name: str, sizes: list[int]) -> Any:
 async def scaling(name: str, sizes: list[int], cap: int, reps: dict[int, int]) -> dict[str, Any]:
     target = target_for(name, sizes)
     out: dict[str, Any] = {"target": name, "versions": target.versions, "cap": cap, "sizes": {}}
+    variants: dict[str, Callable[[int], Awaitable[float]]] = {
+        "native": target.once_native,
+        "uncapped": lambda n: target.once(n, None),
+        "capped": lambda n: target.once(n, cap),
+    }
     async with target.session():
-        await target.once(1, None)  # warm-up (lazy imports, first-run costs)
-        await target.once(2, None)
-        singles = [await target.once(1, None) for _ in range(reps[1])]
-        single = summary(singles)["median"]
-        out["single_s"] = summary(singles)
+        for n in (1, 2):  # warm-up (lazy imports, first-run costs)
+            await target.once(n, None)
+            await target.once_native(n)
+        singles: dict[str, list[float]] = {"native": [], "ours": []}
+        for _ in range(reps[1]):
+            singles["native"].append(await target.once_native(1))
+            singles["ours"].append(await target.once(1, None))
+        single = {k: summary(v)["median"] for k, v in singles.items()}
+        if single["native"] < CHILD_DELAY:  # the child's scripted model sleeps that long
+            raise AssertionError(f"native child of {name} did not run: {single['native']:.3f}s")
+        out["single_s"] = summary(singles["ours"])
+        out["native_single_s"] = summary(singles["native"])
         for n in sizes:
-            row: dict[str, Any] = {}
-            for label, limit in (("uncapped", None), ("capped", cap)):
-                walls, growths = [], []
-                for _ in range(reps.get(n, 1)):
+            walls: dict[str, list[float]] = {k: [] for k in variants}
+            growths: dict[str, list[float]] = {k: [] for k in variants}
+            for rep in range(reps.get(n, 1)):
+                order = list(variants)
+                order = order[rep % 3 :] + order[: rep % 3]  # rotate: no variant always first
+                for label in order:
                     gc.collect()
                     with PeakRSS() as rss:
-                        walls.append(await target.once(n, limit))
-                    growths.append(rss.growth)
+                        walls[label].append(await variants[label](n))
+                    growths[label].append(rss.growth)
+            row: dict[str, Any] = {}
+            for label in variants:
+                base = single["native" if label == "native" else "ours"]
                 row[label] = {
-                    "wall_s": summary(walls),
-                    "ratio": summary(w / single for w in walls),
-                    "ideal": 1.0 if limit is None else float(-(-n // limit)),
-                    "peak_rss_growth_mib": summary(g / 2**20 for g in growths),
+                    "wall_s": summary(walls[label]),
+                    "ratio": summary(w / base for w in walls[label]),
+                    "ideal": -(-n // cap) if label == "capped" else 1.0,
+                    "peak_rss_growth_mib": summary(g / 2**20 for g in growths[label]),
                 }
+            row["ours_vs_native"] = summary(
+                o / nat for o, nat in zip(walls["uncapped"], walls["native"], strict=True)
+            )
             out["sizes"][str(n)] = row
     return out
 
 
-async def memory(name: str, n: int) -> dict[str, Any]:
+async def memory(name: str, n: int, *, native: bool = False) -> dict[str, Any]:
     target = target_for(name, [n])
+
+    async def once(k: int) -> float:
+        return await (target.once_native(k) if native else target.once(k, None))
+
     async with target.session():
-        await target.once(2, None)
-        await target.once(2, None)
+        await once(2)
+        await once(2)
         gc.collect()
         with PeakRSS() as rss:
-            wall = await target.once(n, None)
+            wall = await once(n)
     return {
         "target": name,
+        "native": native,
         "n": n,
         "wall_s": wall,
         "rss_start_mib": rss.start / 2**20,
@@ -185,16 +244,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10,100,1000")
     parser.add_argument("--cap", type=int, default=50)
     parser.add_argument("--memory", type=int)
+    parser.add_argument("--native", action="store_true", help="with --memory: the native tool")
     parser.add_argument("--profile", type=int, help="cProfile one uncapped run of this size")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     quiet_frameworks()
     if args.memory:
-        result = asyncio.run(memory(args.target, args.memory))
+        result = asyncio.run(memory(args.target, args.memory, native=args.native))
     else:
         sizes = [int(s) for s in args.sizes.split(",") if s]
-        reps = {1: 3, 10: 2, 100: 2} if args.quick else {1: 7, 10: 5, 100: 3, 1000: 2}
+        reps = {1: 3, 10: 2, 100: 2} if args.quick else {1: 7, 10: 5, 100: 3, 1000: 3}
         result = asyncio.run(scaling(args.target, sizes, args.cap, reps))
         if args.profile:
             result["profile"] = asyncio.run(profile(args.target, args.profile))

@@ -20,11 +20,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent_sdk import ToolSpec
 from agent_sdk.extraction import ReturnMode
-from agent_sdk.testing import ScriptedAgent, Turn
+from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
 
 Handler = Callable[..., Awaitable[Any]]
 _names = itertools.count(1)
@@ -45,6 +46,16 @@ class Runner:
 
     async def run(self) -> Any:
         return await self._run()
+
+
+@dataclass
+class NativeAgentTool:
+    tool: Any  # what goes in the orchestrator's tools
+    name: str  # the tool name the orchestrator's model calls
+    argument: str  # the name of the request argument
+
+    def call(self, request: str, call_id: str) -> ToolCall:
+        return ToolCall(self.name, {self.argument: request}, id=call_id)
 
 
 class Driver:
@@ -70,6 +81,11 @@ class Driver:
         return Executor()
 
     def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
+        raise NotImplementedError
+
+    def native_agent_tool(self, agent: ScriptedAgent) -> NativeAgentTool:
+        """The framework's own way to call a sub-agent from a tool, without agent-sdk: what
+        a user would write instead of our agent tool (a fresh child run per call)."""
         raise NotImplementedError
 
     def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
@@ -100,6 +116,19 @@ class AG2Driver(Driver):
 
     def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
         return self.harness.export_agent_tool(agent, return_mode=return_mode)
+
+    def native_agent_tool(self, agent: ScriptedAgent) -> NativeAgentTool:
+        from ag2 import Agent, tool
+
+        from agent_sdk_ag2.testing import ScriptedConfig
+
+        child = Agent(agent.name, agent.description, config=ScriptedConfig(agent.turns))
+
+        async def ask_child(request: str) -> str:
+            return (await child.ask(request)).body or ""
+
+        native = tool(ask_child, name=agent.name, description=agent.description)
+        return NativeAgentTool(native, agent.name, "request")
 
     def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
         from ag2 import Agent
@@ -137,6 +166,21 @@ class AutogenDriver(Driver):
 
     def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
         return self.harness.export_agent_tool(agent, return_mode=return_mode)
+
+    def native_agent_tool(self, agent: ScriptedAgent) -> NativeAgentTool:
+        # AutoGen's AgentTool wraps one agent instance, which parallel calls would share
+        # (history, model client); a fresh child per call is the FunctionTool a user writes.
+        from autogen_core.tools import FunctionTool
+
+        from agent_sdk_autogen.testing import scripted_agent
+
+        async def ask_child(request: str) -> str:
+            child = scripted_agent(agent.name, agent.turns, description=agent.description)
+            result = await child.run(task=request)
+            return str(result.messages[-1].content)
+
+        native = FunctionTool(ask_child, description=agent.description, name=agent.name)
+        return NativeAgentTool(native, agent.name, "request")
 
     def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
         from autogen_core import CancellationToken
@@ -181,6 +225,19 @@ class OpenAIAgentsDriver(Driver):
     def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
         return self.harness.export_agent_tool(agent, return_mode=return_mode)
 
+    def native_agent_tool(self, agent: ScriptedAgent) -> NativeAgentTool:
+        from agents import Agent
+
+        from agent_sdk_openai_agents.testing import ScriptedModel
+
+        child = Agent(
+            name=agent.name,
+            instructions=f"You are {agent.name}.",
+            model=ScriptedModel(agent.turns, name=agent.name),
+        )
+        native = child.as_tool(tool_name=agent.name, tool_description=agent.description)
+        return NativeAgentTool(native, agent.name, "input")
+
     def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
         from agents import Agent, RunConfig
         from agents import Runner as SDKRunner
@@ -209,6 +266,11 @@ class OpenAIAgentsDriver(Driver):
 
 
 # -- fast-agent ----------------------------------------------------------------------------
+@dataclass
+class _NativeChild:
+    internal: str  # the child agent's name in the FastAgent app
+
+
 class FastAgentDriver(Driver):
     """Agents exist only inside ``fast.run()``: declare runners and agent tools first, then
     open ``session()``; one app serves every runner of the worker."""
@@ -222,6 +284,7 @@ class FastAgentDriver(Driver):
         register_scripted_model()
         self._agents: dict[str, Sequence[Turn]] = {}
         self._child_tools: dict[str, Sequence[Any]] = {}
+        self._children_of: dict[str, list[str]] = {}  # orchestrator -> native child agents
         self._setups: list[Callable[[Any], None]] = []
         self.app: Any = None
 
@@ -248,6 +311,13 @@ class FastAgentDriver(Driver):
             return_mode=return_mode,
         )
 
+    def native_agent_tool(self, agent: ScriptedAgent) -> NativeAgentTool:
+        # fast-agent's own Agents-as-Tools: the orchestrator is declared with agents=[child]
+        # and calls it as the tool agent__<child>; each call runs a detached clone.
+        internal = f"{agent.name}_{next(_names)}"
+        self._agents[internal] = list(agent.turns)
+        return NativeAgentTool(_NativeChild(internal), f"agent__{internal}", "message")
+
     def runner(
         self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
     ) -> Runner:
@@ -255,6 +325,10 @@ class FastAgentDriver(Driver):
 
         internal = f"orchestrator_{next(_names)}"
         self._agents[internal] = list(turns)
+        children = [t.internal for t in tools if isinstance(t, _NativeChild)]
+        if children:
+            self._children_of[internal] = children
+        tools = [t for t in tools if not isinstance(t, _NativeChild)]
         holder: dict[str, Any] = {}
 
         def setup(app: Any) -> None:
@@ -291,9 +365,13 @@ class FastAgentDriver(Driver):
             async def declaration() -> None:
                 return None
 
-            fast.agent(name=name, instruction="You are a scripted agent.", model=SCRIPTED_MODEL)(
-                declaration
-            )
+            children = {"agents": self._children_of[name]} if name in self._children_of else {}
+            fast.agent(
+                name=name,
+                instruction="You are a scripted agent.",
+                model=SCRIPTED_MODEL,
+                **children,
+            )(declaration)
         # quiet=True still prints a summary line for parallel tool calls (native_baselines
         # caveat 3): suppressed for every variant alike.
         with scripts(self._agents), suppress_interactive_display():

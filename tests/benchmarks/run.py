@@ -32,6 +32,14 @@ FRAMEWORKS = {
     "fast-agent": "agent_sdk_fast_agent",
 }
 MEMORY_SIZES = (100, 400)
+# What each fan-out target's native baseline is (bench_fanout, Driver.native_agent_tool).
+NATIVE_FANOUT = {
+    "fan_out": "asyncio.gather",
+    "ag2": "native tool calling child.ask",
+    "autogen": "native FunctionTool running a fresh child",
+    "openai-agents": "native Agent.as_tool",
+    "fast-agent": "native Agents-as-Tools",
+}
 TARGETS = {"per_call_notrace": 1.15, "per_call_batch": 1.3, "executor_us": 25.0, "fanout_1000": 1.3}
 
 
@@ -103,13 +111,16 @@ def collect(frameworks: list[str], quick: bool, log: Any) -> dict[str, Any]:
     if not quick:
         for name in ["fan_out", *frameworks]:
             for n in MEMORY_SIZES:
-                log(f"{name}: memory, {n} concurrent children (fresh process)")
-                results["memory"].setdefault(name, {})[str(n)] = worker(
-                    "tests.benchmarks.bench_fanout",
-                    ["--target", name, "--memory", str(n)],
-                    plugin=None if name == "fan_out" else name,
-                    timeout=timeout,
-                )
+                log(f"{name}: memory, {n} concurrent children, native and ours (fresh processes)")
+                for variant in ("native", "ours"):
+                    native = ["--native"] if variant == "native" else []
+                    by_variant = results["memory"].setdefault(name, {})
+                    by_variant.setdefault(variant, {})[str(n)] = worker(
+                        "tests.benchmarks.bench_fanout",
+                        ["--target", name, "--memory", str(n), *native],
+                        plugin=None if name == "fan_out" else name,
+                        timeout=timeout,
+                    )
     results["machine_end"] = machine()
     results["wall_s"] = round(time.perf_counter() - started, 1)
     return results
@@ -218,35 +229,44 @@ def fanout_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
     for name, res in targets.items():
         f = res["fanout"]
         single = f["single_s"]["median"]
+        native_single = f["native_single_s"]["median"]
         for n, row in f["sizes"].items():
-            un, cap = row["uncapped"], row["capped"]
+            un, cap, nat = row["uncapped"], row["capped"], row["native"]
             rows.append(
                 [
                     name,
                     n,
-                    f"{single * 1000:,.0f}",
-                    f"{un['wall_s']['median'] * 1000:,.0f}",
+                    f"{native_single * 1000:,.0f} / {single * 1000:,.0f}",
+                    f"{nat['wall_s']['median'] * 1000:,.0f} / {un['wall_s']['median'] * 1000:,.0f}",
+                    f"{nat['ratio']['median']:.2f}×",
                     f"{un['ratio']['median']:.2f}× (n={un['ratio']['n']})",
+                    _ratio(row["ours_vs_native"]),
                     f"{cap['ratio']['median']:.2f}× (ideal {cap['ideal']:.0f}×, cap {f['cap']})",
+                    f"{nat['peak_rss_growth_mib']['median']:.1f} / "
                     f"{un['peak_rss_growth_mib']['median']:.1f}",
                 ]
             )
         biggest = max(f["sizes"], key=int)
-        r = f["sizes"][biggest]["uncapped"]["ratio"]["median"]
+        big = f["sizes"][biggest]
+        r = big["uncapped"]["ratio"]["median"]
         if biggest == "1000":
             verdicts.append(
                 f"fan-out of 1,000 uncapped, {name}: {r:.2f}× the single-child time "
-                f"(target ≤ {TARGETS['fanout_1000']}×: {_mark(r <= TARGETS['fanout_1000'])})"
+                f"(target ≤ {TARGETS['fanout_1000']}×: {_mark(r <= TARGETS['fanout_1000'])}); "
+                f"{NATIVE_FANOUT[name]} alone: {big['native']['ratio']['median']:.2f}×, "
+                f"ours / native at N = 1,000: {big['ours_vs_native']['median']:.2f}×"
             )
     return table(
         [
             "target",
             "N",
-            "single child ms",
-            "N uncapped ms",
-            "uncapped / single",
-            "capped / single",
-            "peak RSS growth MiB (uncapped)",
+            "single child ms native / ours",
+            "N uncapped ms native / ours",
+            "native N / single",
+            "ours N / single",
+            "ours / native at N",
+            "ours capped / single",
+            "peak RSS growth MiB native / ours",
         ],
         rows,
     )
@@ -255,22 +275,26 @@ def fanout_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
 def memory_rows(results: dict[str, Any]) -> list[str]:
     rows = []
     if results["memory"]:
-        for name, by_n in results["memory"].items():
-            sizes = sorted(by_n, key=int)
-            cells = [name]
-            for n in sizes:
-                m = by_n[n]
-                cells.append(
-                    f"{n}: {m['peak_rss_growth_mib']:.1f} MiB ({m['per_child_kib']:.0f} KiB/child)"
+        for name, by_variant in results["memory"].items():
+            for variant in ("native", "ours"):
+                by_n = by_variant[variant]
+                sizes = sorted(by_n, key=int)
+                label = f"{name}, {NATIVE_FANOUT[name] if variant == 'native' else 'ours'}"
+                cells = [label]
+                for n in sizes:
+                    m = by_n[n]
+                    cells.append(
+                        f"{n}: {m['peak_rss_growth_mib']:.1f} MiB "
+                        f"({m['per_child_kib']:.0f} KiB/child)"
+                    )
+                lo, hi = by_n[sizes[0]], by_n[sizes[-1]]
+                slope = (
+                    (hi["peak_rss_growth_mib"] - lo["peak_rss_growth_mib"])
+                    * 1024
+                    / (int(sizes[-1]) - int(sizes[0]))
                 )
-            lo, hi = by_n[sizes[0]], by_n[sizes[-1]]
-            slope = (
-                (hi["peak_rss_growth_mib"] - lo["peak_rss_growth_mib"])
-                * 1024
-                / (int(sizes[-1]) - int(sizes[0]))
-            )
-            cells.append(f"{slope:.0f}")
-            rows.append(cells)
+                cells.append(f"{slope:.0f}")
+                rows.append(cells)
         head = ["target", *(f"N={n}" for n in MEMORY_SIZES), "slope KiB/child"]
     else:  # --quick: from the fan-out runs of the same process
         targets = {"fan_out": results["fan_out"], **results["frameworks"]}
@@ -425,6 +449,11 @@ def render(results: dict[str, Any]) -> str:
         f"{ex['batch_spans_exported']} reached the exporter (warm-up included).",
         "",
         "## 3. Fan-out scaling (children's scripted model sleeps 50 ms)",
+        "",
+        "N sub-agent calls in one turn, each a fresh child. Native = the framework's own way",
+        "to run a sub-agent from a tool, without agent-sdk (for `fan_out`: plain",
+        "`asyncio.gather` over the same children), run interleaved with ours in the same",
+        "process; each ratio N / single is against its own single-child time.",
         "",
     ]
     out += fanout_rows(results, verdicts)

@@ -59,6 +59,9 @@ def test_quick_benchmark_reports_every_row(tmp_path):
             for reviewer in ("legal", "tax", "technical"):
                 assert paths[f"orchestrator/{reviewer}"]["calls"] == 1, paths
         assert results["frameworks"][name]["calls"]["per_call"]["ours|batch|10"]["us"]["n"] >= 1
+        # the fan-out ran the framework's native sub-agent tool beside ours at every size
+        for size in results["frameworks"][name]["fanout"]["sizes"].values():
+            assert size["native"]["wall_s"]["n"] >= 1 and size["ours_vs_native"]["n"] >= 1
 
     assert len(rows(report, "fan_out")) == 2 + 1  # two fan-out sizes, one memory row
     for stage in (

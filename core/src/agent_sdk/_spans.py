@@ -19,6 +19,7 @@ _state: dict[str, Any] = {
     "tracer": trace.get_tracer("agent_sdk", __version__),
     "content": False,
     "explicit": False,  # use_tracer_provider() was given a provider
+    "global": False,  # a global tracer provider has been set (it stays set)
 }
 
 
@@ -45,9 +46,11 @@ def tracing_enabled() -> bool:
     """False while nothing would record our spans: no provider given to us and the global
     one still the API's default proxy (no SDK configured). Then spans are skipped entirely,
     which is most of the executor's cost when tracing is off."""
-    return bool(_state["explicit"]) or not isinstance(
-        trace.get_tracer_provider(), trace.ProxyTracerProvider
-    )
+    if _state["explicit"] or _state["global"]:
+        return True
+    # Once set, OpenTelemetry's global provider can never be replaced or unset.
+    _state["global"] = not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+    return bool(_state["global"])
 
 
 def capture_content(enabled: bool) -> None:

@@ -6,18 +6,19 @@ import asyncio
 import contextvars
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from opentelemetry.trace import Span, SpanKind
+from opentelemetry.trace import INVALID_SPAN, Span
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
 from agent_sdk.context import CallContext, current_context, new_id, use_context
+from agent_sdk.context import _current as _current_context
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import AgentResponse, ReturnMode, Usage, check_return_mode, extract
 from agent_sdk.spec import ToolSpec
@@ -71,7 +72,9 @@ class RunReport:
         return self.total.model_calls
 
     def add(self, path: str, usage: Usage, *, calls: int = 1) -> None:
-        cost = self.per_path.setdefault(path, PathCost())
+        cost = self.per_path.get(path)
+        if cost is None:
+            cost = self.per_path[path] = PathCost()
         cost.calls += calls
         cost.usage.add(usage)
 
@@ -262,21 +265,6 @@ class run_scope:
         return self.__exit__(exc_type, exc, tb)
 
 
-@contextmanager
-def _implicit_run(ctx: CallContext) -> Iterator[RunState]:
-    """The run of a call made outside any run_scope: guards still apply, per call tree."""
-    state = current_run()
-    if state is not None:
-        yield state
-        return
-    state = RunState(ctx.run_id, HierarchyLimits())
-    token = _run.set(state)
-    try:
-        yield state
-    finally:
-        _run.reset(token)
-
-
 class AgentRequest(BaseModel):
     """Default input of an agent tool: the child sees only this text."""
 
@@ -358,89 +346,102 @@ async def call_agent(
 ) -> str:
     """Run one sub-agent under the run's guards; the text for the parent, or ToolError."""
     parent = parent or current_context() or CallContext.new()
-    with _implicit_run(parent) as run:
-        path = (*parent.path, name)
-        depth = len(path)
-        limits = run.limits
-        if depth > limits.max_depth:
-            raise ToolError(
-                ErrorKind.DEPTH_EXCEEDED,
-                f"cannot call sub-agent '{name}': the hierarchy is limited to depth "
-                f"{limits.max_depth} (path {'/'.join(path)}). Answer with the data you have "
-                "and say what is missing.",
-                tool=name,
-            )
-        if name in parent.path:
-            raise ToolError(
-                ErrorKind.RECURSION,
-                f"cannot call sub-agent '{name}': it is already in the call path "
-                f"{'/'.join(path)}. Answer with the data you have.",
-                tool=name,
-            )
-        if run.remaining == 0:
-            raise HierarchyLimitError(
-                f"the run's budget of {limits.max_model_calls} model calls is spent; "
-                f"sub-agent '{name}' was not started",
-                tool=name,
-            )
-        child = CallContext(run_id=parent.run_id, thread_id=None, call_id=None, path=path)
-        wait = timeout or limits.child_timeout
-        attributes = _spans.base_attributes(parent, path)
-        attributes.update(
-            {
-                sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_AGENT,
-                sc.GEN_AI_AGENT_NAME: name,
-                sc.GEN_AI_PROVIDER_NAME: provider,
-                sc.DEPTH: depth,
-            }
+    run = _run.get()
+    run_token = None
+    if run is None:  # a call made outside any run_scope: guards still apply, per call tree
+        run = RunState(parent.run_id, HierarchyLimits())
+        run_token = _run.set(run)
+    try:
+        return await _guarded_child(invoke, request, parent, run, name, mode, timeout, provider)
+    finally:
+        if run_token is not None:
+            _run.reset(run_token)
+
+
+async def _guarded_child(
+    invoke: Invoke,
+    request: Any,
+    parent: CallContext,
+    run: RunState,
+    name: str,
+    mode: ReturnMode,
+    timeout: float | None,
+    provider: str,
+) -> str:
+    path = (*parent.path, name)
+    depth = len(path)
+    limits = run.limits
+    if depth > limits.max_depth:
+        raise ToolError(
+            ErrorKind.DEPTH_EXCEEDED,
+            f"cannot call sub-agent '{name}': the hierarchy is limited to depth "
+            f"{limits.max_depth} (path {'/'.join(path)}). Answer with the data you have "
+            "and say what is missing.",
+            tool=name,
         )
-        semaphore = run.semaphore(parent.path)
-        started = time.monotonic()
+    if name in parent.path:
+        raise ToolError(
+            ErrorKind.RECURSION,
+            f"cannot call sub-agent '{name}': it is already in the call path "
+            f"{'/'.join(path)}. Answer with the data you have.",
+            tool=name,
+        )
+    if run.remaining == 0:
+        raise HierarchyLimitError(
+            f"the run's budget of {limits.max_model_calls} model calls is spent; "
+            f"sub-agent '{name}' was not started",
+            tool=name,
+        )
+    path_text = "/".join(path)
+    child = CallContext(run_id=parent.run_id, path=path)
+    wait = timeout or limits.child_timeout
+    logging_on = log.isEnabledFor(logging.INFO)
+    if logging_on:
         log.info(
             "sub-agent start",
-            extra={"run_id": run.run_id, "depth": depth, "path": "/".join(path), "agent": name},
+            extra={"run_id": run.run_id, "depth": depth, "path": path_text, "agent": name},
         )
-        outcome = "error"
-        usage = Usage()
+    started = time.monotonic()
+    outcome = "error"
+    usage = Usage()
+    semaphore = run.semaphore(parent.path)
+    try:
+        if semaphore is not None:
+            await semaphore.acquire()
         try:
-            if semaphore is not None:
-                await semaphore.acquire()
-            try:
-                with _spans.span(
-                    f"{sc.OP_INVOKE_AGENT} {name}", kind=SpanKind.INTERNAL, attributes=attributes
-                ) as span:
-                    run.active += 1
-                    try:
-                        response = await _invoke_with_timeout(invoke, request, child, wait, name)
-                    finally:
-                        run.active -= 1
-                    usage = response.usage
-                    if not usage.input_chars:
-                        usage.input_chars = len(
-                            request if isinstance(request, str) else str(request)
-                        )
-                    run.charge("/".join(path), usage)
+            with _agent_span(parent, path, name, provider) as span:
+                run.active += 1
+                try:
+                    response = await _invoke_child(invoke, request, child, wait, name)
+                finally:
+                    run.active -= 1
+                usage = response.usage
+                if not usage.input_chars:
+                    usage.input_chars = len(request if isinstance(request, str) else str(request))
+                run.charge(path_text, usage)
+                text = extract(response, mode, agent=name)
+                if span.is_recording():
                     _set_usage(span, usage)
-                    text = extract(response, mode, agent=name)
                     _spans.mark_ok(span)
-                    outcome = "ok"
-                    return text
-            finally:
-                if semaphore is not None:
-                    semaphore.release()
-        except ToolError as exc:
-            outcome = exc.kind.value
-            raise
-        except asyncio.CancelledError:
-            outcome = "cancelled"
-            raise
+                outcome = "ok"
+                return text
         finally:
+            if semaphore is not None:
+                semaphore.release()
+    except ToolError as exc:
+        outcome = exc.kind.value
+        raise
+    except asyncio.CancelledError:
+        outcome = "cancelled"
+        raise
+    finally:
+        if logging_on:
             log.info(
                 "sub-agent end",
                 extra={
                     "run_id": run.run_id,
                     "depth": depth,
-                    "path": "/".join(path),
+                    "path": path_text,
                     "agent": name,
                     "outcome": outcome,
                     "model_calls": usage.model_calls,
@@ -449,31 +450,26 @@ async def call_agent(
             )
 
 
-async def _invoke_with_timeout(
+def _agent_span(
+    parent: CallContext, path: tuple[str, ...], name: str, provider: str
+) -> AbstractContextManager[Span]:
+    if not _spans.tracing_enabled():
+        return nullcontext(INVALID_SPAN)  # attributes are not even built
+    attributes = _spans.base_attributes(parent, path)
+    attributes[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
+    attributes[sc.GEN_AI_AGENT_NAME] = name
+    attributes[sc.GEN_AI_PROVIDER_NAME] = provider
+    attributes[sc.DEPTH] = len(path)
+    return _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes)
+
+
+async def _invoke_child(
     invoke: Invoke, request: Any, child: CallContext, wait: float | None, name: str
 ) -> AgentResponse:
     sink: list[str] = []
     sink_token = _pending_sink.set(sink)
+    context_token = _current_context.set(child)
     try:
-        response = await _run_child(invoke, request, child, wait, name)
-    finally:
-        _pending_sink.reset(sink_token)
-    if not isinstance(response, AgentResponse):
-        raise ToolError(
-            ErrorKind.TOOL_FAILED,
-            f"sub-agent '{name}' returned {type(response).__name__}, not an AgentResponse",
-            tool=name,
-        )
-    for approval_id in sink:
-        if approval_id not in response.pending_approvals:
-            response.pending_approvals.append(approval_id)
-    return response
-
-
-async def _run_child(
-    invoke: Invoke, request: Any, child: CallContext, wait: float | None, name: str
-) -> Any:
-    with use_context(child):
         if wait is None:
             response = await invoke(request, child)
         else:
@@ -491,6 +487,18 @@ async def _run_child(
                         tool=name,
                     ) from None
                 raise
+    finally:
+        _current_context.reset(context_token)
+        _pending_sink.reset(sink_token)
+    if not isinstance(response, AgentResponse):
+        raise ToolError(
+            ErrorKind.TOOL_FAILED,
+            f"sub-agent '{name}' returned {type(response).__name__}, not an AgentResponse",
+            tool=name,
+        )
+    for approval_id in sink:
+        if approval_id not in response.pending_approvals:
+            response.pending_approvals.append(approval_id)
     return response
 
 

@@ -304,6 +304,24 @@ def test_fan_out_reports_errors_by_name_and_bounds_parallelism():
         asyncio.run(fan_out({}, max_parallel=0))
 
 
+def test_fan_out_lists_timeouts_and_results_in_the_order_of_the_calls():
+    # Children that give up on their own (TimeoutError) count as timed out; the later-listed
+    # ones give up first, yet the report follows the caller's order, as do the results.
+    async def gives_up(delay):
+        await asyncio.sleep(delay)
+        raise TimeoutError
+
+    async def answers(delay):
+        await asyncio.sleep(delay)
+        return delay
+
+    calls = {f"t{i}": (lambda d=0.05 - i / 100: gives_up(d)) for i in range(5)}
+    calls |= {"late": lambda: answers(0.02), "early": lambda: answers(0)}
+    result = asyncio.run(fan_out(calls))
+    assert result.timed_out == [f"t{i}" for i in range(5)] and not result.errors
+    assert list(result.results) == ["late", "early"]
+
+
 def test_harshest():
     assert harshest(["approve", "reject", "request_changes"]) == "reject"
     assert harshest({"a": "approve"}) == "approve"

@@ -562,9 +562,9 @@ async def fan_out(
                 semaphore.release()
 
     await asyncio.gather(*(one(n, f) for n, f in calls.items()))
-    order = list(calls)
-    timed_out.sort(key=order.index)
-    return FanOutResult({n: results[n] for n in order if n in results}, timed_out, errors)
+    position = {name: i for i, name in enumerate(calls)}
+    timed_out.sort(key=position.__getitem__)
+    return FanOutResult({n: results[n] for n in calls if n in results}, timed_out, errors)
 
 
 DEFAULT_SEVERITY = ("approve", "approve_with_changes", "request_changes", "reject")

@@ -1,6 +1,6 @@
 """Run every benchmark, print the tables and write docs/performance.md.
 
-    .venv/bin/python -m tests.benchmarks            # full run (about 15 min on 2 vCPUs)
+    .venv/bin/python -m tests.benchmarks            # full run (about 10 min on 2 idle vCPUs)
     .venv/bin/python -m tests.benchmarks --quick    # seconds; proves the code works, not timings
 
 Options: ``--md PATH`` (default docs/performance.md for a full run, nothing for --quick),
@@ -242,8 +242,6 @@ def fanout_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
                     f"{un['ratio']['median']:.2f}× (n={un['ratio']['n']})",
                     _ratio(row["ours_vs_native"]),
                     f"{cap['ratio']['median']:.2f}× (ideal {cap['ideal']:.0f}×, cap {f['cap']})",
-                    f"{nat['peak_rss_growth_mib']['median']:.1f} / "
-                    f"{un['peak_rss_growth_mib']['median']:.1f}",
                 ]
             )
         biggest = max(f["sizes"], key=int)
@@ -266,7 +264,6 @@ def fanout_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
             "ours N / single",
             "ours / native at N",
             "ours capped / single",
-            "peak RSS growth MiB native / ours",
         ],
         rows,
     )
@@ -453,7 +450,9 @@ def render(results: dict[str, Any]) -> str:
         "N sub-agent calls in one turn, each a fresh child. Native = the framework's own way",
         "to run a sub-agent from a tool, without agent-sdk (for `fan_out`: plain",
         "`asyncio.gather` over the same children), run interleaved with ours in the same",
-        "process; each ratio N / single is against its own single-child time.",
+        "process; each ratio N / single is against its own single-child time. Memory is in",
+        "section 4 (fresh processes: peak RSS in a shared process depends on which variant",
+        "ran first).",
         "",
     ]
     out += fanout_rows(results, verdicts)

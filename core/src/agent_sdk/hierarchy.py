@@ -347,27 +347,14 @@ async def call_agent(
     """Run one sub-agent under the run's guards; the text for the parent, or ToolError."""
     parent = parent or current_context() or CallContext.new()
     run = _run.get()
-    run_token = None
     if run is None:  # a call made outside any run_scope: guards still apply, per call tree
-        run = RunState(parent.run_id, HierarchyLimits())
-        run_token = _run.set(run)
-    try:
-        return await _guarded_child(invoke, request, parent, run, name, mode, timeout, provider)
-    finally:
-        if run_token is not None:
-            _run.reset(run_token)
-
-
-async def _guarded_child(
-    invoke: Invoke,
-    request: Any,
-    parent: CallContext,
-    run: RunState,
-    name: str,
-    mode: ReturnMode,
-    timeout: float | None,
-    provider: str,
-) -> str:
+        token = _run.set(RunState(parent.run_id, HierarchyLimits()))
+        try:
+            return await call_agent(
+                invoke, request, parent, name=name, mode=mode, timeout=timeout, provider=provider
+            )
+        finally:
+            _run.reset(token)
     path = (*parent.path, name)
     depth = len(path)
     limits = run.limits
@@ -396,14 +383,15 @@ async def _guarded_child(
     child = CallContext(run_id=parent.run_id, path=path)
     wait = timeout or limits.child_timeout
     logging_on = log.isEnabledFor(logging.INFO)
+    started = 0.0
     if logging_on:
+        started = time.monotonic()
         log.info(
             "sub-agent start",
             extra={"run_id": run.run_id, "depth": depth, "path": path_text, "agent": name},
         )
-    started = time.monotonic()
     outcome = "error"
-    usage = Usage()
+    usage: Usage | None = None
     semaphore = run.semaphore(parent.path)
     try:
         if semaphore is not None:
@@ -444,7 +432,7 @@ async def _guarded_child(
                     "path": path_text,
                     "agent": name,
                     "outcome": outcome,
-                    "model_calls": usage.model_calls,
+                    "model_calls": usage.model_calls if usage is not None else 0,
                     "duration_s": round(time.monotonic() - started, 6),
                 },
             )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 from opentelemetry import trace
@@ -73,14 +73,25 @@ def base_attributes(ctx: CallContext, path: tuple[str, ...]) -> dict[str, Any]:
     return attrs
 
 
-@contextmanager
 def span(
-    name: str, *, kind: SpanKind = SpanKind.INTERNAL, attributes: dict[str, Any]
-) -> Iterator[Span]:
-    """A span that records cancellation and unexpected exceptions itself (with error.type)."""
+    name: str,
+    *,
+    kind: SpanKind = SpanKind.INTERNAL,
+    attributes: dict[str, Any] | Callable[[], dict[str, Any]],
+) -> AbstractContextManager[Span]:
+    """A span that records cancellation and unexpected exceptions itself (with error.type).
+
+    While nothing would record it (``tracing_enabled()`` is False) this is a non-recording
+    span on which every call is a no-op, and ``attributes``, when a function, is not even
+    called.
+    """
     if not tracing_enabled():
-        yield trace.INVALID_SPAN  # a non-recording span: every call on it is a no-op
-        return
+        return nullcontext(trace.INVALID_SPAN)
+    return _recording_span(name, kind, attributes() if callable(attributes) else attributes)
+
+
+@contextmanager
+def _recording_span(name: str, kind: SpanKind, attributes: dict[str, Any]) -> Iterator[Span]:
     with tracer().start_as_current_span(
         name,
         kind=kind,

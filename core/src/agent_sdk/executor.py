@@ -222,14 +222,17 @@ class Executor:
         framework has no earlier hook to put a gate in).
         """
         ctx = ctx or current_context() or CallContext.new()
-        attributes: dict[str, Any] = {}
-        if _spans.tracing_enabled():
-            attributes = _spans.base_attributes(ctx, (*ctx.path, spec.name))
-            attributes[sc.GEN_AI_OPERATION_NAME] = sc.OP_EXECUTE_TOOL
-            attributes[sc.GEN_AI_TOOL_NAME] = spec.name
-            attributes[sc.GEN_AI_TOOL_TYPE] = "function"
-            if ctx.call_id:
-                attributes[sc.GEN_AI_TOOL_CALL_ID] = ctx.call_id
+        call = ctx
+
+        def attributes() -> dict[str, Any]:
+            attrs = _spans.base_attributes(call, (*call.path, spec.name))
+            attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_EXECUTE_TOOL
+            attrs[sc.GEN_AI_TOOL_NAME] = spec.name
+            attrs[sc.GEN_AI_TOOL_TYPE] = "function"
+            if call.call_id:
+                attrs[sc.GEN_AI_TOOL_CALL_ID] = call.call_id
+            return attrs
+
         with _spans.span(f"execute_tool {spec.name}", attributes=attributes) as span:
             if _spans.content_captured() and span.is_recording():
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_ARGUMENTS, _as_text(arguments))

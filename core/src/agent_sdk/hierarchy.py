@@ -7,12 +7,12 @@ import contextvars
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from opentelemetry.trace import INVALID_SPAN, Span
+from opentelemetry.trace import Span
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from agent_sdk import _spans
@@ -441,13 +441,14 @@ async def call_agent(
 def _agent_span(
     parent: CallContext, path: tuple[str, ...], name: str, provider: str
 ) -> AbstractContextManager[Span]:
-    if not _spans.tracing_enabled():
-        return nullcontext(INVALID_SPAN)  # attributes are not even built
-    attributes = _spans.base_attributes(parent, path)
-    attributes[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
-    attributes[sc.GEN_AI_AGENT_NAME] = name
-    attributes[sc.GEN_AI_PROVIDER_NAME] = provider
-    attributes[sc.DEPTH] = len(path)
+    def attributes() -> dict[str, Any]:
+        attrs = _spans.base_attributes(parent, path)
+        attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
+        attrs[sc.GEN_AI_AGENT_NAME] = name
+        attrs[sc.GEN_AI_PROVIDER_NAME] = provider
+        attrs[sc.DEPTH] = len(path)
+        return attrs
+
     return _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes)
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from autogen_core import CancellationToken
 
 from agent_sdk import ToolError
+from agent_sdk.context import new_id
 
 if TYPE_CHECKING:
     from autogen_agentchat.base import TaskResult
@@ -45,7 +45,7 @@ def conversation_id(token: CancellationToken | None) -> str | None:
     with _conversations_lock:
         found = _conversations.get(token)
         if found is None:
-            found = f"autogen_{uuid.uuid4().hex}"
+            found = new_id("autogen")
             _conversations[token] = found
         return found
 

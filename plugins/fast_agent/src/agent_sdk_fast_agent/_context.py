@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import contextvars
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_sdk import CallContext, HierarchyLimitError, bind_call
+from agent_sdk.context import new_id
 
 
 @dataclass
@@ -39,7 +39,7 @@ _conversation: contextvars.ContextVar[Conversation | None] = contextvars.Context
 
 
 def new_conversation_id() -> str:
-    return f"fa_{uuid.uuid4().hex}"
+    return new_id("fa")
 
 
 def current_conversation() -> Conversation | None:

@@ -23,7 +23,7 @@ QUICK = {
 }
 FULL = {
     "calls": {"blocks": 8, "reps": {"S0": 12, "S1": 12, "S10": 6}, "warmup": 6, "profile": True},
-    "fanout": {"sizes": [10, 100, 1000], "cap": 50, "reps": {1: 5, 10: 5, 100: 3, 1000: 3}},
+    "fanout": {"sizes": [10, 100, 1000], "cap": 50, "reps": {1: 5, 10: 4, 100: 4, 1000: 4}},
     "executor": {"blocks": 12, "k": 1000, "profile": True},
 }
 

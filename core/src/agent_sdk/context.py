@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -61,11 +60,20 @@ def current_context() -> CallContext | None:
     return _current.get()
 
 
-@contextmanager
-def use_context(ctx: CallContext | None) -> Iterator[CallContext | None]:
-    """Make ``ctx`` current for the block (and for tasks and threads started in it)."""
-    token = _current.set(ctx)
-    try:
-        yield ctx
-    finally:
-        _current.reset(token)
+class use_context:
+    """Make ``ctx`` current for the block (and for tasks and threads started in it).
+
+    A class, not a generator: it is entered on every tool call and sub-agent.
+    """
+
+    __slots__ = ("_token", "ctx")
+
+    def __init__(self, ctx: CallContext | None) -> None:
+        self.ctx = ctx
+
+    def __enter__(self) -> CallContext | None:
+        self._token = _current.set(self.ctx)
+        return self.ctx
+
+    def __exit__(self, *exc_info: object) -> None:
+        _current.reset(self._token)

@@ -18,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
 from agent_sdk.context import CallContext, current_context, new_id, use_context
-from agent_sdk.context import _current as _current_context
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import AgentResponse, ReturnMode, Usage, check_return_mode, extract
 from agent_sdk.spec import ToolSpec
@@ -457,27 +456,26 @@ async def _invoke_child(
 ) -> AgentResponse:
     sink: list[str] = []
     sink_token = _pending_sink.set(sink)
-    context_token = _current_context.set(child)
     try:
-        if wait is None:
-            response = await invoke(request, child)
-        else:
-            # The child runs in its own task so a timeout cancels it cleanly and the parent
-            # gets an explicit error instead of a hang or a stray CancelledError.
-            task = asyncio.ensure_future(invoke(request, child))
-            try:
-                response = await asyncio.wait_for(task, wait)
-            except TimeoutError:
-                if not task.done() or task.cancelled():
-                    raise ToolError(
-                        ErrorKind.TOOL_TIMEOUT,
-                        f"sub-agent '{name}' did not answer within {wait:g}s; answer without it "
-                        "and say what is missing",
-                        tool=name,
-                    ) from None
-                raise
+        with use_context(child):
+            if wait is None:
+                response = await invoke(request, child)
+            else:
+                # The child runs in its own task so a timeout cancels it cleanly and the
+                # parent gets an explicit error instead of a hang or a stray CancelledError.
+                task = asyncio.ensure_future(invoke(request, child))
+                try:
+                    response = await asyncio.wait_for(task, wait)
+                except TimeoutError:
+                    if not task.done() or task.cancelled():
+                        raise ToolError(
+                            ErrorKind.TOOL_TIMEOUT,
+                            f"sub-agent '{name}' did not answer within {wait:g}s; answer "
+                            "without it and say what is missing",
+                            tool=name,
+                        ) from None
+                    raise
     finally:
-        _current_context.reset(context_token)
         _pending_sink.reset(sink_token)
     if not isinstance(response, AgentResponse):
         raise ToolError(

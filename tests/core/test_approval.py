@@ -294,8 +294,10 @@ def test_callback_approval_sync_async_and_bad_answers():
             "pay", {"amount": 500, "to": "a"}, CTX
         )
     )
+    # A reviewer that answers nonsense denies the call (fail closed), saying why.
     assert (
-        outcome.error.kind is ErrorKind.TOOL_FAILED and "return a Decision" in outcome.error.message
+        outcome.error.kind is ErrorKind.APPROVAL_DENIED
+        and "return a Decision" in outcome.error.message
     )
 
 

@@ -323,7 +323,7 @@ SERVER = textwrap.dedent(
     import asyncio, json, sys
     from http.server import BaseHTTPRequestHandler, HTTPServer
     from agent_sdk import AgentResponse, Executor, Message, Usage, agent_tool, configure_tracing
-    from agent_sdk.tracing import extract
+    from agent_sdk.tracing import continue_run as extract
 
     provider = configure_tracing("remote-tax", file=sys.argv[1], set_global=False)
     executor = Executor()

@@ -1,4 +1,4 @@
-"""The benchmark command works end to end: ``python -m tests.benchmarks --quick`` runs every
+"""The benchmark command works end to end: ``python -m benchmarks --quick`` runs every
 section through every installed framework and reports every row (timings are not checked)."""
 
 import importlib.util
@@ -30,7 +30,7 @@ def rows(report: str, first_cell: str) -> list[list[str]]:
 def test_quick_benchmark_reports_every_row(tmp_path):
     md, raw = tmp_path / "performance.md", tmp_path / "results.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "tests.benchmarks", "--quick", "--md", str(md), "--json", str(raw)],
+        [sys.executable, "-m", "benchmarks", "--quick", "--md", str(md), "--json", str(raw)],
         cwd=ROOT,
         capture_output=True,
         text=True,

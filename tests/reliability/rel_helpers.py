@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_sdk import CallContext, ToolSpec
-from agent_sdk.plugins import ENV_NO_AUTOLOAD, ENV_ONLY, KNOWN_DISTRIBUTIONS, reset_plugins
+from agent_sdk.integration import KNOWN_DISTRIBUTIONS
+from agent_sdk.plugins import ENV_NO_AUTOLOAD, ENV_ONLY, reset_plugins
 from agent_sdk.testing.contract import exception_chain
 
 

@@ -37,7 +37,7 @@ from agent_sdk import (
 )
 from agent_sdk import semconv as sc
 from agent_sdk.approval import AUTHORITY
-from agent_sdk.executor import safe_message
+from agent_sdk.redaction import safe_message
 from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
 
 EMPTY = {"type": "object", "properties": {}}

@@ -26,7 +26,7 @@ from agent_sdk import (
     agent_tool,
     run_scope,
 )
-from agent_sdk.executor import safe_message
+from agent_sdk.redaction import safe_message
 from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
 from agent_sdk.tracing import capture_content
 

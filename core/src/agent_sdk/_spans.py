@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
@@ -14,6 +14,9 @@ from agent_sdk import semconv as sc
 from agent_sdk._version import __version__
 from agent_sdk.context import CallContext
 from agent_sdk.errors import ToolError
+
+if TYPE_CHECKING:
+    from agent_sdk.extraction import Usage
 
 _state: dict[str, Any] = {
     "tracer": trace.get_tracer("agent_sdk", __version__),
@@ -126,3 +129,10 @@ def mark_error(current: Span, error: ToolError) -> None:
 
 def mark_ok(current: Span) -> None:
     current.set_attribute(sc.OUTCOME, "ok")
+
+
+def set_usage(span: Span, usage: Usage) -> None:
+    span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, usage.input_tokens)
+    span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, usage.output_tokens)
+    span.set_attribute(sc.MODEL_CALLS, usage.model_calls)
+    span.set_attribute(sc.INPUT_CHARS, usage.input_chars)

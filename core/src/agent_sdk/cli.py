@@ -19,11 +19,13 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def cmd_plugins(_: argparse.Namespace) -> int:
-    from agent_sdk.plugins import failed_plugins, integrations, loaded_plugins
+    from agent_sdk.integration import integrations, name_clashes
+    from agent_sdk.plugins import failed_plugins, loaded_plugins
 
+    found = sorted(integrations(), key=lambda i: i.name)
     rows: list[list[str]] = []
-    for integration in integrations():
-        found = integration.framework_version()
+    for integration in found:
+        version = integration.framework_version()
         try:
             integration.check()
             status = "ok"
@@ -34,14 +36,19 @@ def cmd_plugins(_: argparse.Namespace) -> int:
                 integration.name,
                 integration.distribution,
                 _dist_version(integration.distribution),
-                f"{integration.framework} {found or '(not installed)'}",
+                f"{integration.framework} {version or '(not installed)'}",
                 integration.supported,
                 status,
             ]
         )
-    providers = {i.distribution for i in integrations()}
-    for plugin in loaded_plugins():
-        if plugin.distribution not in providers:
+    for name, claimants in sorted(name_clashes().items()):
+        who = " and ".join(c.label for c in claimants)
+        rows.append([name, "?", "?", "-", "-", f"error: claimed by {who}"])
+    providers = {i.distribution for i in found}
+    failed = failed_plugins()
+    failed_names = {f.entry_point for f in failed}
+    for plugin in sorted(loaded_plugins(), key=lambda p: p.entry_point):
+        if plugin.distribution not in providers and plugin.entry_point not in failed_names:
             rows.append(
                 [
                     plugin.entry_point,
@@ -52,7 +59,7 @@ def cmd_plugins(_: argparse.Namespace) -> int:
                     "ok (hooks only)",
                 ]
             )
-    for failure in failed_plugins():
+    for failure in sorted(failed, key=lambda f: f.entry_point):
         rows.append(
             [
                 failure.entry_point,
@@ -60,7 +67,9 @@ def cmd_plugins(_: argparse.Namespace) -> int:
                 failure.version or "?",
                 "-",
                 "-",
-                f"failed to load: {failure.error}",
+                f"failed: {failure.error}"
+                if (failure.error or "").startswith("hook ")
+                else f"failed to load: {failure.error}",
             ]
         )
     print(

@@ -12,17 +12,17 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from agent_sdk.approval import ApprovalPort, ApprovalRequest, AutoApprove, CallbackApproval, DenyAll
 from agent_sdk.errors import IntegrationError
 from agent_sdk.executor import Executor
-from agent_sdk.hierarchy import HierarchyLimits, harshest, run_scope
-from agent_sdk.plugins import Integration, integrations
+from agent_sdk.integration import Integration, integrations
+from agent_sdk.run import HierarchyLimits, run_scope
+from agent_sdk.scripted import Harness, ScriptedAgent, ToolCall, Turn
 from agent_sdk.spec import ToolSpec
-from agent_sdk.testing import Harness, ScriptedAgent, ToolCall, Turn
 
 DEFAULT_ORDER = ("ag2", "openai-agents", "autogen", "fast-agent")
 CLAUSE = (
@@ -34,6 +34,22 @@ OPINIONS = {
     "tax": {"verdict": "approve", "risk": "none beyond standard VAT treatment"},
     "technical": {"verdict": "reject", "risk": "unilateral price changes break the SLA budget"},
 }
+
+
+DEFAULT_SEVERITY = ("approve", "approve_with_changes", "request_changes", "reject")
+
+
+def harshest(
+    verdicts: Sequence[str] | Mapping[str, str], order: Sequence[str] = DEFAULT_SEVERITY
+) -> str:
+    """The harshest verdict by ``order`` (mildest first). Unknown verdicts are an error."""
+    values = list(verdicts.values()) if isinstance(verdicts, Mapping) else list(verdicts)
+    if not values:
+        raise ValueError("no verdicts to aggregate")
+    unknown = [v for v in values if v not in order]
+    if unknown:
+        raise ValueError(f"unknown verdicts {unknown}; known: {list(order)}")
+    return max(values, key=order.index)
 
 
 def pick_integration(name: str | None) -> Integration:

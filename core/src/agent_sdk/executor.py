@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -14,17 +12,21 @@ from pydantic import BaseModel
 
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
-from agent_sdk.approval import (
-    AUTHORITY,
-    ApprovalPort,
-    ApprovalRequest,
-    ApprovalToken,
-    Decision,
-    TokenAuthority,
+from agent_sdk.approval.gate import (
+    ApprovalGate,
+    ask_port,
+    confirm_required,
+    policy_allows,
+    spec_request,
 )
+from agent_sdk.approval.ports import ApprovalPort
+from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import to_json_text
+from agent_sdk.failures import record_failure
+from agent_sdk.redaction import safe_message
+from agent_sdk.run import note_pending_approval
 from agent_sdk.spec import Registry, ToolSpec, arguments_digest
 
 
@@ -47,140 +49,6 @@ class ToolOutcome:
         return self.value
 
 
-def approval_request(spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> ApprovalRequest:
-    return ApprovalRequest(
-        tool=spec.name,
-        arguments=validated.model_dump(mode="json"),
-        call_id=ctx.call_id,
-        run_id=ctx.run_id,
-        thread_id=ctx.thread_id,
-        path=ctx.path,
-    )
-
-
-def needs_approval(spec: ToolSpec, validated: BaseModel, request: ApprovalRequest) -> bool:
-    """Whether a port must decide this call: confirm rule, then the policy plugins."""
-    try:
-        required = spec.needs_confirmation(validated)
-    except Exception:
-        required = True  # a confirm predicate that fails must not let the call through
-    if not required:
-        return False
-    from agent_sdk.plugins import approval_policy
-
-    verdict = approval_policy(request)
-    if verdict is False:
-        raise ToolError(
-            ErrorKind.APPROVAL_DENIED,
-            f"tool '{spec.name}' was denied by an approval policy; do not retry this call",
-            tool=spec.name,
-        )
-    return verdict is not True
-
-
-def decision_error(tool: str, request: ApprovalRequest, decision: Decision) -> ToolError | None:
-    """The model-visible error for anything but a plain approval of ``request``, else None.
-
-    For integrations that gate tools without a ToolSpec (a framework's own tools)."""
-    if decision.pending_id:
-        return ToolError(
-            ErrorKind.APPROVAL_PENDING,
-            f"approval required: {decision.pending_id} (tool '{tool}' will run once it is "
-            "approved and the same call is made again)",
-            tool=tool,
-            approval_id=decision.pending_id,
-        )
-    if not decision.approved:
-        by = f" by {decision.reviewer}" if decision.reviewer else ""
-        why = f": {decision.reason}" if decision.reason else ""
-        return ToolError(ErrorKind.APPROVAL_DENIED, f"tool '{tool}' was denied{by}{why}", tool=tool)
-    if decision.arguments is not None and decision.arguments != request.arguments:
-        return ToolError(
-            ErrorKind.APPROVAL_DENIED,
-            f"the approval of tool '{tool}' changed its arguments; edited approvals cannot "
-            "be applied: call again with the arguments you want approved",
-            tool=tool,
-        )
-    return None
-
-
-def apply_decision(spec: ToolSpec, request: ApprovalRequest, decision: Decision) -> None:
-    """Raise the model-visible error for anything but a plain approval."""
-    error = decision_error(spec.name, request, decision)
-    if error is not None:
-        raise error
-
-
-async def ask_port(port: ApprovalPort, spec: ToolSpec, request: ApprovalRequest) -> None:
-    decision = await port.request(
-        request.tool,
-        request.arguments,
-        call_id=request.call_id,
-        run_id=request.run_id,
-        thread_id=request.thread_id,
-        path=request.path,
-    )
-    apply_decision(spec, request, decision)
-
-
-class ApprovalGate:
-    """Asks a port about a confirm call before it runs and hands the call a one-use token.
-
-    Integrations put the gate where the framework lets them see a call first (AG2 tool
-    middleware, for example); the executor then takes the token and does not ask again.
-    """
-
-    def __init__(self, port: ApprovalPort, *, authority: TokenAuthority = AUTHORITY) -> None:
-        self.port = port
-        self.authority = authority
-
-    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
-        """A token for an approved confirm call; None when no approval is needed or the
-        arguments are invalid (the executor reports that). Raises ToolError when denied or
-        pending."""
-        try:
-            validated = spec.validate(arguments)
-        except ToolError:
-            return None
-        request = approval_request(spec, validated, ctx)
-        if not needs_approval(spec, validated, request):
-            return None
-        await ask_port(self.port, spec, request)
-        return self.authority.mint(
-            run_id=ctx.run_id,
-            thread_id=ctx.thread_id,
-            call_id=ctx.call_id,
-            tool=spec.name,
-            digest=arguments_digest(spec.name, validated),
-        )
-
-    def discard(self, token: ApprovalToken | None) -> None:
-        """Drop a token its call did not take."""
-        self.authority.discard(token)
-
-
-class DecidedApproval(ApprovalGate):
-    """A gate decision made earlier (in framework middleware or an approval policy),
-    replayed inside ``Executor.run_spec`` so a refusal gets the executor's span, error text
-    and pending-approval bookkeeping, and a token is taken (or discarded) as usual."""
-
-    def __init__(
-        self,
-        gate: ApprovalGate,
-        *,
-        token: ApprovalToken | None = None,
-        refusal: BaseException | None = None,
-    ) -> None:
-        super().__init__(gate.port, authority=gate.authority)
-        self.token = token
-        self.refusal = refusal
-
-    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
-        if self.refusal is not None:
-            raise self.refusal
-        return self.token
-
-
 class Executor:
     """Runs tool calls with the same semantics in every framework.
 
@@ -198,6 +66,11 @@ class Executor:
         self.registry = registry if registry is not None else Registry()
         self.approval = approval
         self.authority = authority
+
+    def gate(self, port: ApprovalPort | None = None) -> ApprovalGate:
+        """An approval gate asking ``port`` (default: this executor's own port) whose tokens
+        this executor accepts: the only way an integration should build one."""
+        return ApprovalGate(port if port is not None else self.approval, authority=self.authority)
 
     async def run(self, name: str, arguments: Any, ctx: CallContext | None = None) -> ToolOutcome:
         """Run the registry's tool ``name``."""
@@ -251,10 +124,9 @@ class Executor:
             except ToolError as exc:
                 exc.tool = exc.tool or spec.name
                 if exc.approval_id is not None:
-                    from agent_sdk.hierarchy import note_pending_approval
-
                     note_pending_approval(exc.approval_id)
                 _spans.mark_error(span, exc)
+                record_failure(call.call_id, exc)
                 return ToolOutcome(spec.name, exc.to_model_text(), error=exc)
             except Exception as exc:  # the handler failed: tell the model, keep the cause
                 error = ToolError(
@@ -265,6 +137,7 @@ class Executor:
                 )
                 _spans.mark_error(span, error)
                 span.set_attribute(sc.ERROR_TYPE, type(exc).__qualname__)
+                record_failure(call.call_id, error)
                 return ToolOutcome(spec.name, error.to_model_text(), error=error)
             finally:
                 if token is not None:
@@ -275,10 +148,10 @@ class Executor:
             return ToolOutcome(spec.name, text, value=value)
 
     async def _approve(self, spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> None:
-        if spec.confirm is False:
+        if spec.confirm is False or not confirm_required(spec, validated):
             return  # the common case: no request to build, no policy to ask
-        request = approval_request(spec, validated, ctx)
-        if not needs_approval(spec, validated, request):
+        request = spec_request(spec, validated, ctx)
+        if policy_allows(request):
             return
         if ctx.approval is not None and self.authority.consume(
             ctx.approval,
@@ -289,13 +162,7 @@ class Executor:
             digest=arguments_digest(spec.name, validated),
         ):
             return
-        if self.approval is None:
-            raise ToolError(
-                ErrorKind.APPROVAL_DENIED,
-                f"tool '{spec.name}' needs approval and no approval port is configured",
-                tool=spec.name,
-            )
-        await ask_port(self.approval, spec, request)
+        await ask_port(self.approval, request)
 
     async def _invoke(self, spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> Any:
         # The token has done its job; the handler and anything it calls never see it.
@@ -339,27 +206,6 @@ def result_text(tool: str, value: Any) -> str:
             f"tool '{tool}' returned a {type(value).__name__}, which cannot be serialised as JSON",
             tool=tool,
         ) from exc.cause
-
-
-_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:\\|/)(?:[\w.\-~]+(?: [\w.\-~]+)*[/\\])+[\w.\-~]*")
-
-
-def safe_message(exc: BaseException, *, limit: int = 500) -> str:
-    """An exception as a short message with host paths and environment values removed."""
-    try:
-        detail = str(exc)
-    except Exception:  # an exception whose __str__ fails still gets a message
-        detail = ""
-    text = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-    # Environment values first (a value may contain '/'), also as repr() and JSON spell
-    # them (a KeyError shows repr(value)); then host paths.
-    for value in os.environ.values():
-        if len(value) >= 8:
-            for form in {value, repr(value)[1:-1], json.dumps(value)[1:-1]}:
-                if form in text:
-                    text = text.replace(form, "<redacted>")
-    text = _PATH.sub("<path>", text)
-    return text[:limit]
 
 
 def _as_text(arguments: Any) -> str:

@@ -1,7 +1,10 @@
 """The hook specs a plugin implements (pluggy project name ``agent_sdk``).
 
-A plugin module or object marks its functions with ``agent_sdk.hookimpl`` and is found
-through an entry point in the group ``agent_sdk``.
+A plugin module or object marks its functions with ``agent_sdk.integration.hookimpl`` and
+is found through an entry point in the group ``agent_sdk``. Hooks exist only where many
+plugins contribute to one answer; what one integration does is a method of its
+``Integration`` object. Every implementation is called on its own: one that raises or
+answers the wrong type is reported against its plugin and the others still count.
 """
 
 # mypy: disable-error-code="empty-body"
@@ -14,12 +17,10 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from agent_sdk.approval import ApprovalPort, ApprovalRequest
+    from agent_sdk.approval.ports import ApprovalRequest
     from agent_sdk.context import CallContext
-    from agent_sdk.executor import Executor
     from agent_sdk.extraction import AgentResponse
-    from agent_sdk.plugins import Integration
-    from agent_sdk.spec import ToolSpec
+    from agent_sdk.integration import Integration
 
 hookspec = pluggy.HookspecMarker("agent_sdk")
 hookimpl = pluggy.HookimplMarker("agent_sdk")
@@ -27,33 +28,60 @@ hookimpl = pluggy.HookimplMarker("agent_sdk")
 
 @hookspec
 def agent_sdk_integrations() -> Sequence[Integration]:
-    """Return the framework integrations this plugin provides."""
+    """Declare the framework integrations this plugin provides.
 
-
-@hookspec(firstresult=True)
-def agent_sdk_export_tool(
-    integration: str,
-    spec: ToolSpec,
-    executor: Executor,
-    approval: ApprovalPort | None,
-    middleware: Sequence[Any],
-) -> Any:
-    """Return ``spec`` as a native tool of ``integration``'s framework, or None if not yours."""
+    :return: a list (or tuple) of ``Integration`` objects. Every plugin's answer counts.
+        A name (or alias) claimed by two plugins is an error naming both; an answer that is
+        not a list of Integrations is this plugin's error, reported by ``agent-sdk plugins``.
+    """
 
 
 @hookspec
 def agent_sdk_approval_policy(request: ApprovalRequest) -> bool | None:
-    """Return False to deny a confirm call, True to allow it without asking, None to abstain.
+    """Decide a confirm call before the approval port is asked.
 
-    Any False wins; with no answer the approval port decides.
+    :param request: the tool, its validated arguments and the call's ids and path.
+    :return: ``False`` to deny, ``True`` to allow without asking the port, ``None`` to
+        abstain. Every plugin is asked; any ``False`` wins, then any ``True``. Anything
+        else (a string, a number, a coroutine from an ``async def`` hook) is this
+        plugin's error and denies the call. The answer applies to every integration:
+        see docs/plugins.md before writing one.
     """
-
-
-@hookspec(firstresult=True)
-def agent_sdk_bind_context(integration: str, event: Any) -> CallContext | None:
-    """Return the CallContext for a framework event or run context, or None if not yours."""
 
 
 @hookspec
 def agent_sdk_output_modes() -> Mapping[str, Callable[[AgentResponse], str]]:
-    """Return extra output-extraction modes: name -> function from a finished response to text."""
+    """Add output-extraction modes for agent tools.
+
+    :return: a mapping from mode name to a function of the finished ``AgentResponse``
+        returning the text the parent sees. Every plugin's answer counts; built-in modes
+        ("all", "last", "json") cannot be replaced, and the first plugin to name a mode
+        keeps it.
+    """
+
+
+# -- deprecated: behaviour is a method of the Integration now -----------------------------
+@hookspec(
+    firstresult=True,
+    warn_on_impl=DeprecationWarning(
+        "agent_sdk_export_tool is deprecated: override Integration.export_tool instead"
+    ),
+)
+def agent_sdk_export_tool(
+    integration: str,
+    spec: Any,
+    executor: Any,
+    approval: Any,
+    middleware: Sequence[Any],
+) -> Any:
+    """Deprecated. Return ``spec`` as a native tool of ``integration``, or None."""
+
+
+@hookspec(
+    firstresult=True,
+    warn_on_impl=DeprecationWarning(
+        "agent_sdk_bind_context is deprecated: override Integration.bind_context instead"
+    ),
+)
+def agent_sdk_bind_context(integration: str, event: Any) -> CallContext | None:
+    """Deprecated. Return the CallContext for a framework event, or None."""

@@ -24,6 +24,8 @@ from agent_sdk._spans import capture_content, use_tracer_provider
 from agent_sdk._spans import tracer as get_tracer
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError
+from agent_sdk.exports import deprecated_exports
+from agent_sdk.run import RUN_VAR, HierarchyLimits, RunState, current_run
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -33,7 +35,7 @@ __all__ = [
     "JaegerFileExporter",
     "capture_content",
     "configure_tracing",
-    "extract",
+    "continue_run",
     "format_tree",
     "get_tracer",
     "inject",
@@ -277,8 +279,6 @@ def format_tree(traces: Sequence[Mapping[str, Any]]) -> str:
 def inject(carrier: MutableMapping[str, str] | None = None) -> MutableMapping[str, str]:
     """Write the W3C traceparent and baggage (run id, path, depth, budget left, max depth)
     of the current call into ``carrier`` (e.g. HTTP headers) and return it."""
-    from agent_sdk.hierarchy import current_run
-
     carrier = {} if carrier is None else carrier
     ctx = current_context()
     run = current_run()
@@ -297,13 +297,12 @@ def inject(carrier: MutableMapping[str, str] | None = None) -> MutableMapping[st
 
 
 @contextmanager
-def extract(carrier: Mapping[str, str]) -> Iterator[CallContext | None]:
+def continue_run(carrier: Mapping[str, str]) -> Iterator[CallContext | None]:
     """Continue a hierarchy from another process: the same trace (the caller's span becomes
     the parent), the same run id, path and depth, and the remaining budget, so the guards
-    (recursion included) hold across the process boundary. Use as ``with extract(headers):``.
+    (recursion included) hold across the process boundary. Use as
+    ``with continue_run(headers):`` (``extract`` before 0.2, still an alias).
     """
-    from agent_sdk.hierarchy import HierarchyLimits, RunState, _run
-
     otel_ctx = propagate.extract(dict(carrier))
     values = baggage.get_all(otel_ctx)
     run_id = values.get(sc.BAGGAGE_RUN_ID)
@@ -320,11 +319,14 @@ def extract(carrier: Mapping[str, str]) -> Iterator[CallContext | None]:
             max_depth=max_depth, max_model_calls=int(str(budget)) if budget is not None else None
         )
         ctx = CallContext(run_id=str(run_id), path=path)
-        run_token = _run.set(RunState(str(run_id), limits))
+        run_token = RUN_VAR.set(RunState(str(run_id), limits))
         try:
             with use_context(ctx):
                 yield ctx
         finally:
-            _run.reset(run_token)
+            RUN_VAR.reset(run_token)
     finally:
         otel_context.detach(token)
+
+
+__getattr__ = deprecated_exports(__name__, {"extract": (__name__, "continue_run")})

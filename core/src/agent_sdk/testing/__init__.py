@@ -1,4 +1,4 @@
-"""The contract kit: the checks every integration passes (CONTRACT.md C1-C12).
+"""The contract kit: the checks every integration passes (CONTRACT.md).
 
 A plugin provides a small :class:`Harness` for its framework (export a tool, build a
 scripted child agent as a tool, run an agent with a scripted model) and subclasses
@@ -11,154 +11,20 @@ scripted child agent as a tool, run an agent with a scripted model) and subclass
         def harness(self):
             return MyHarness()
 
-Every check runs through the framework's real agent loop with the scripted model.
+Every check runs through the framework's real agent loop with the scripted model. The
+scripted types live in the runtime module ``agent_sdk.scripted``; they are re-exported here.
+The kit is also a pytest plugin (entry point ``pytest11``): the fixtures ``spans`` and
+``only_plugins`` are available in any test once agent-sdk is installed.
 """
 
-from __future__ import annotations
-
-import itertools
-from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-from agent_sdk.approval import ApprovalPort
-from agent_sdk.executor import Executor
-from agent_sdk.extraction import ReturnMode
-from agent_sdk.spec import ToolSpec
-
-_ids = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call the scripted model makes. ``arguments`` may be a dict or raw JSON text."""
-
-    name: str
-    arguments: Mapping[str, Any] | str = field(default_factory=dict)
-    id: str = field(default_factory=lambda: f"call_{next(_ids)}")
-
-
-ECHO = "\x00echo"
-"""Turn text that makes the scripted model answer with the text of every non-system message
-it was sent, joined by newlines (to see what a child received)."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One scripted model response: optional text, tool calls, a delay before answering."""
-
-    text: str | None = None
-    calls: tuple[ToolCall, ...] = ()
-    delay: float = 0.0
-
-    @classmethod
-    def say(cls, text: str, *, delay: float = 0.0) -> Turn:
-        return cls(text=text, delay=delay)
-
-    @classmethod
-    def call(cls, *calls: ToolCall, text: str | None = None, delay: float = 0.0) -> Turn:
-        return cls(text=text, calls=tuple(calls), delay=delay)
-
-    @classmethod
-    def echo(cls, *, delay: float = 0.0) -> Turn:
-        return cls(text=ECHO, delay=delay)
-
-
-@dataclass
-class ScriptedAgent:
-    """A child agent for agent-as-tool checks: its model plays ``turns`` from the first one
-    on every call; ``tools`` are native tools the child may call."""
-
-    name: str
-    turns: Sequence[Turn]
-    description: str = "a scripted sub-agent"
-    tools: Sequence[Any] = ()
-
-
-@dataclass
-class SeenResult:
-    """A tool result as the model saw it. ``is_error`` is the framework's own error signal
-    (None where the framework has none)."""
-
-    call_id: str | None
-    name: str | None
-    text: str
-    is_error: bool | None = None
-
-
-@dataclass
-class RunResult:
-    results: list[SeenResult]
-    final_text: str | None = None
-    run_id: str | None = None
-    """The framework's own conversation/stream/trace id of this run."""
-    thread_id: str | None = None
-    exceptions: list[BaseException] = field(default_factory=list)
-    """Exceptions the framework kept for the host (e.g. on its error events)."""
-    events: list[Any] = field(default_factory=list)
-
-    def result(self, call_id: str) -> SeenResult:
-        for r in self.results:
-            if r.call_id == call_id:
-                return r
-        raise AssertionError(f"no result for call {call_id!r}; seen: {self.results}")
-
-
-class Harness(ABC):
-    """What a plugin provides so the kit can drive its framework."""
-
-    integration: str
-    """The integration name (as in ``get_integration``)."""
-    parallel: bool = True
-    """Several tool calls of one turn run concurrently."""
-    error_flag: bool = True
-    """The framework marks failed tool results with its own error signal."""
-    text_with_calls: bool = True
-    """The scripted model can send text and tool calls in one response."""
-    raw_arguments: bool = True
-    """The integration sees the model's raw argument text. False where the framework parses
-    it first and answers malformed JSON itself (AutoGen 0.7): the kit then checks that the
-    handler never runs and the model is told of an error, in the framework's words."""
-    schema_adjustments: str = ""
-    """The documented changes the framework makes to the neutral schema (C1)."""
-
-    @abstractmethod
-    def export_tool(
-        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
-    ) -> Any:
-        """The plugin's public export function (e.g. ``ag2_tool``)."""
-
-    @abstractmethod
-    def advertised(self, tool: Any) -> dict[str, Any]:
-        """What the model is told about ``tool``: {"name", "description", "parameters"}."""
-
-    def expected_schema(self, spec: ToolSpec) -> dict[str, Any]:
-        """The neutral schema after the framework's documented adjustments."""
-        return spec.json_schema()
-
-    @abstractmethod
-    def export_agent_tool(
-        self,
-        agent: ScriptedAgent,
-        *,
-        return_mode: ReturnMode = "last",
-        timeout: float | None = None,
-        input_schema: Any = None,
-    ) -> Any:
-        """Build ``agent`` in the framework with a scripted model and return the plugin's
-        agent tool for it (e.g. ``ag2_agent_tool``)."""
-
-    @abstractmethod
-    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
-        """Run an orchestrator agent with ``tools`` whose scripted model plays ``turns``
-        (tool calls use the given ids), then return what its model saw."""
-
-    def copy_tool(self, tool: Any) -> Any:
-        """A copy as the framework makes on registration (C8)."""
-        import copy
-
-        return copy.deepcopy(tool)
-
+from agent_sdk.scripted import (
+    ECHO,
+    Harness,
+    RunResult,
+    ScriptedAgent,
+    SeenResult,
+    ToolCall,
+    Turn,
+)
 
 __all__ = ["ECHO", "Harness", "RunResult", "ScriptedAgent", "SeenResult", "ToolCall", "Turn"]

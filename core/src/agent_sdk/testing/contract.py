@@ -23,7 +23,7 @@ from agent_sdk.approval import (
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError, HierarchyLimitError
 from agent_sdk.executor import Executor
-from agent_sdk.hierarchy import HierarchyLimits, current_run, run_scope
+from agent_sdk.run import HierarchyLimits, current_run, run_scope
 from agent_sdk.spec import ToolSpec, arguments_digest
 from agent_sdk.testing import Harness, RunResult, ScriptedAgent, ToolCall, Turn
 

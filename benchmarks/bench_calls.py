@@ -1,6 +1,6 @@
 """(1) Per-call overhead through each framework's real agent loop: native tool vs ours.
 
-Worker: ``python -m tests.benchmarks.bench_calls --framework ag2 [--quick] [--out f.json]``.
+Worker: ``python -m benchmarks.bench_calls --framework ag2 [--quick] [--out f.json]``.
 
 Scenarios (as in research/native_baselines.md): S0 the model answers with text, S1 one tool
 call then the answer, S10 ten calls in one turn then the answer. Every agent has the tool
@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tests.benchmarks.common import (
+from benchmarks.common import (
     Tracing,
     emit,
     now_us,
@@ -72,7 +72,7 @@ def turns_for(n: int) -> list[Any]:
 
 def build(framework: str) -> tuple[Any, dict[tuple[str, str], Any], dict[str, Counter]]:
     from agent_sdk import ToolSpec
-    from tests.benchmarks.frameworks import DRIVERS
+    from benchmarks.frameworks import DRIVERS
 
     driver = DRIVERS[framework]()
     counters = {"native": Counter(), "ours": Counter()}

@@ -1,6 +1,6 @@
 """(5) Input multiplier: what a hierarchy sends to its models versus one generalist agent.
 
-Worker: ``python -m tests.benchmarks.bench_input --framework ag2 [--out f.json]``.
+Worker: ``python -m benchmarks.bench_input --framework ag2 [--out f.json]``.
 
 The three-reviewer scenario with a 1,000-character clause, through the framework's real
 loop (the plugin's contract harness). An ``orchestrator`` sub-agent sends the clause to the
@@ -22,7 +22,7 @@ from typing import Any
 
 from agent_sdk import Executor, HierarchyLimits, ToolSpec, get_integration, run_scope
 from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
-from tests.benchmarks.common import emit, quiet_frameworks, versions
+from benchmarks.common import emit, quiet_frameworks, versions
 
 REVIEWERS = ("legal", "tax", "technical")
 MODES = ("all", "last", "json")

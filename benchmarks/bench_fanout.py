@@ -1,6 +1,6 @@
 """(3) Fan-out scaling and (4) memory per sub-agent.
 
-Worker: ``python -m tests.benchmarks.bench_fanout --target ag2|autogen|openai-agents|
+Worker: ``python -m benchmarks.bench_fanout --target ag2|autogen|openai-agents|
 fast-agent|fan_out [--sizes 10,100,1000] [--cap 50] [--memory N [--native]] [--quick]
 [--out f.json]``.
 
@@ -43,7 +43,7 @@ from agent_sdk import (
     run_scope,
 )
 from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
-from tests.benchmarks.common import PeakRSS, emit, quiet_frameworks, summary, top_costs, versions
+from benchmarks.common import PeakRSS, emit, quiet_frameworks, summary, top_costs, versions
 
 CHILD_DELAY = 0.05
 # Variant order per repetition. A run tends to be slower after another one (frameworks keep
@@ -59,7 +59,7 @@ ORDERS = (
 
 class FrameworkFanOut:
     def __init__(self, framework: str, sizes: list[int]) -> None:
-        from tests.benchmarks.frameworks import DRIVERS
+        from benchmarks.frameworks import DRIVERS
 
         self.driver = DRIVERS[framework]()
         child = ScriptedAgent(

@@ -1,6 +1,6 @@
 """(1b) The executor alone, by stage, against a bare call; (2) µs per span.
 
-Worker: ``python -m tests.benchmarks.bench_executor [--quick] [--out f.json]`` (core only,
+Worker: ``python -m benchmarks.bench_executor [--quick] [--out f.json]`` (core only,
 no framework imported). Every figure is µs per operation: a loop of K operations is timed
 as a whole, the stages are interleaved block by block, and each figure is the median over
 blocks with the min-max as spread.
@@ -31,7 +31,7 @@ from agent_sdk import (
 )
 from agent_sdk import semconv as sc
 from agent_sdk.executor import result_text
-from tests.benchmarks.common import MODES, Tracing, emit, now_us, short_name, summary, versions
+from benchmarks.common import MODES, Tracing, emit, now_us, short_name, summary, versions
 
 
 class AddArgs(BaseModel):

@@ -1,8 +1,8 @@
 """One process per framework: runs the chosen sections and writes one JSON result.
 
-``python -m tests.benchmarks.worker --target ag2 --sections calls,fanout,input [--quick]
+``python -m benchmarks.worker --target ag2 --sections calls,fanout,input [--quick]
 --out f.json``; ``--target core`` runs the executor/span section. The runner
-(``python -m tests.benchmarks``) starts one of these per framework, one after the other, with
+(``python -m benchmarks``) starts one of these per framework, one after the other, with
 ``AGENT_SDK_PLUGINS`` set so that only that framework's plugin loads.
 """
 
@@ -13,8 +13,8 @@ import asyncio
 import time
 from typing import Any
 
-from tests.benchmarks import bench_calls, bench_executor, bench_fanout, bench_input
-from tests.benchmarks.common import emit, machine, quiet_frameworks
+from benchmarks import bench_calls, bench_executor, bench_fanout, bench_input
+from benchmarks.common import emit, machine, quiet_frameworks
 
 QUICK = {
     "calls": {"blocks": 1, "reps": {"S0": 2, "S1": 2, "S10": 1}, "warmup": 0, "profile": False},

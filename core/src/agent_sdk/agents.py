@@ -1,0 +1,338 @@
+"""Agent-as-tool, framework-neutral: the child's guards, its span, fan-out, history modes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import warnings
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from opentelemetry.trace import Span
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from agent_sdk import _spans
+from agent_sdk import semconv as sc
+from agent_sdk.context import CallContext, current_context, use_context
+from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
+from agent_sdk.extraction import AgentResponse, ReturnMode, Usage, check_return_mode, extract
+from agent_sdk.names import model_name
+from agent_sdk.run import PENDING_VAR, RUN_VAR, HierarchyLimits, RunState
+from agent_sdk.spec import ToolSpec
+
+log = logging.getLogger("agent_sdk.hierarchy")
+
+
+class AgentRequest(BaseModel):
+    """Default input of an agent tool: the child sees only this text."""
+
+    model_config = ConfigDict(extra="forbid")
+    request: str = Field(
+        description=(
+            "Pass the full text the sub-agent needs: it sees only this, never your conversation."
+        )
+    )
+
+
+Invoke = Callable[[Any, CallContext], Awaitable[AgentResponse]]
+
+
+def agent_tool(
+    invoke: Invoke,
+    *,
+    name: str,
+    description: str,
+    input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
+    return_mode: ReturnMode = "last",
+    timeout: float | None = None,
+    provider: str = "agent_sdk",
+    confirm: bool | Callable[[BaseModel], bool] = False,
+) -> ToolSpec:
+    """A ToolSpec that runs a sub-agent through ``invoke(request, ctx) -> AgentResponse``.
+
+    ``request`` is the ``request`` string with the default input, else the validated
+    arguments as a dict. ``ctx`` is the child's context (path and depth already include the
+    child). The run's guards apply before the child runs; its usage is charged to the run.
+    """
+    mode = check_return_mode(return_mode)
+    if timeout is not None and not timeout > 0:
+        raise ConfigurationError(f"agent tool {name!r}: timeout must be > 0 seconds")
+    default_input = input_schema is None
+    model: type[BaseModel] | None = None
+    schema: Mapping[str, Any] | None = None
+    if input_schema is None:
+        model = create_model(model_name(name), __base__=AgentRequest)
+    elif isinstance(input_schema, type) and issubclass(input_schema, BaseModel):
+        model = input_schema
+    elif isinstance(input_schema, Mapping):
+        schema = input_schema
+    else:
+        raise ConfigurationError(
+            f"agent tool {name!r}: input_schema must be a pydantic model or a JSON schema"
+        )
+
+    async def run_child(ctx: CallContext, **arguments: Any) -> str:
+        request: Any = arguments["request"] if default_input else arguments
+        return await call_agent(
+            invoke, request, ctx, name=name, mode=mode, timeout=timeout, provider=provider
+        )
+
+    return ToolSpec(
+        name=name,
+        description=description,
+        handler=run_child,
+        input_model=model,
+        input_schema=schema,
+        confirm=confirm,
+        tags=frozenset({"agent"}),
+    )
+
+
+async def call_agent(
+    invoke: Invoke,
+    request: Any,
+    parent: CallContext | None,
+    *,
+    name: str,
+    mode: ReturnMode = "last",
+    timeout: float | None = None,
+    provider: str = "agent_sdk",
+) -> str:
+    """Run one sub-agent under the run's guards; the text for the parent, or ToolError."""
+    parent = parent or current_context() or CallContext.new()
+    run = RUN_VAR.get()
+    if run is None:  # a call made outside any run_scope: guards still apply, per call tree
+        token = RUN_VAR.set(RunState(parent.run_id, HierarchyLimits()))
+        try:
+            return await call_agent(
+                invoke, request, parent, name=name, mode=mode, timeout=timeout, provider=provider
+            )
+        finally:
+            RUN_VAR.reset(token)
+    path = (*parent.path, name)
+    depth = len(path)
+    limits = run.limits
+    if depth > limits.max_depth:
+        raise ToolError(
+            ErrorKind.DEPTH_EXCEEDED,
+            f"cannot call sub-agent '{name}': the hierarchy is limited to depth "
+            f"{limits.max_depth} (path {'/'.join(path)}). Answer with the data you have "
+            "and say what is missing.",
+            tool=name,
+        )
+    if name in parent.path:
+        raise ToolError(
+            ErrorKind.RECURSION,
+            f"cannot call sub-agent '{name}': it is already in the call path "
+            f"{'/'.join(path)}. Answer with the data you have.",
+            tool=name,
+        )
+    if run.remaining == 0:
+        raise HierarchyLimitError(
+            f"the run's budget of {limits.max_model_calls} model calls is spent; "
+            f"sub-agent '{name}' was not started",
+            tool=name,
+        )
+    path_text = "/".join(path)
+    child = CallContext(run_id=parent.run_id, path=path)
+    wait = timeout or limits.child_timeout
+    logging_on = log.isEnabledFor(logging.INFO)
+    started = 0.0
+    if logging_on:
+        started = time.monotonic()
+        log.info(
+            "sub-agent start",
+            extra={"run_id": run.run_id, "depth": depth, "path": path_text, "agent": name},
+        )
+    outcome = "error"
+    usage: Usage | None = None
+    semaphore = run.semaphore(parent.path)
+    try:
+        if semaphore is not None:
+            await semaphore.acquire()
+        try:
+            with _agent_span(parent, path, name, provider) as span:
+                run.active += 1
+                try:
+                    response = await _invoke_child(invoke, request, child, wait, name)
+                finally:
+                    run.active -= 1
+                usage = response.usage
+                if not usage.input_chars:
+                    usage.input_chars = len(request if isinstance(request, str) else str(request))
+                run.charge(path_text, usage)
+                text = extract(response, mode, agent=name)
+                if span.is_recording():
+                    _spans.set_usage(span, usage)
+                    _spans.mark_ok(span)
+                outcome = "ok"
+                return text
+        finally:
+            if semaphore is not None:
+                semaphore.release()
+    except ToolError as exc:
+        outcome = exc.kind.value
+        raise
+    except asyncio.CancelledError:
+        outcome = "cancelled"
+        raise
+    finally:
+        if logging_on:
+            log.info(
+                "sub-agent end",
+                extra={
+                    "run_id": run.run_id,
+                    "depth": depth,
+                    "path": path_text,
+                    "agent": name,
+                    "outcome": outcome,
+                    "model_calls": usage.model_calls if usage is not None else 0,
+                    "duration_s": round(time.monotonic() - started, 6),
+                },
+            )
+
+
+def _agent_span(
+    parent: CallContext, path: tuple[str, ...], name: str, provider: str
+) -> AbstractContextManager[Span]:
+    def attributes() -> dict[str, Any]:
+        attrs = _spans.base_attributes(parent, path)
+        attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
+        attrs[sc.GEN_AI_AGENT_NAME] = name
+        attrs[sc.GEN_AI_PROVIDER_NAME] = provider
+        attrs[sc.DEPTH] = len(path)
+        return attrs
+
+    return _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes)
+
+
+async def _invoke_child(
+    invoke: Invoke, request: Any, child: CallContext, wait: float | None, name: str
+) -> AgentResponse:
+    sink: list[str] = []
+    sink_token = PENDING_VAR.set(sink)
+    try:
+        with use_context(child):
+            if wait is None:
+                response = await invoke(request, child)
+            else:
+                # The child runs in its own task so a timeout cancels it cleanly and the
+                # parent gets an explicit error instead of a hang or a stray CancelledError.
+                task = asyncio.ensure_future(invoke(request, child))
+                try:
+                    response = await asyncio.wait_for(task, wait)
+                except TimeoutError:
+                    if not task.done() or task.cancelled():
+                        raise ToolError(
+                            ErrorKind.TOOL_TIMEOUT,
+                            f"sub-agent '{name}' did not answer within {wait:g}s; answer "
+                            "without it and say what is missing",
+                            tool=name,
+                        ) from None
+                    raise
+    finally:
+        PENDING_VAR.reset(sink_token)
+    if not isinstance(response, AgentResponse):
+        raise ToolError(
+            ErrorKind.TOOL_FAILED,
+            f"sub-agent '{name}' returned {type(response).__name__}, not an AgentResponse",
+            tool=name,
+        )
+    for approval_id in sink:
+        if approval_id not in response.pending_approvals:
+            response.pending_approvals.append(approval_id)
+    return response
+
+
+# -- orchestration in code -----------------------------------------------------------------
+@dataclass
+class FanOutResult:
+    """Results by name, plus the names that timed out and the errors: nothing is silent."""
+
+    results: dict[str, Any]
+    timed_out: list[str]
+    errors: dict[str, BaseException]
+
+    @property
+    def complete(self) -> bool:
+        return not self.timed_out and not self.errors
+
+    @property
+    def missing(self) -> list[str]:
+        return [*self.timed_out, *self.errors]
+
+
+async def fan_out(
+    calls: Mapping[str, Callable[[], Awaitable[Any]]],
+    *,
+    timeout: float | None = None,
+    max_parallel: int | None = None,
+) -> FanOutResult:
+    """Run every ``name: coroutine_factory`` in parallel; report timeouts and errors by name.
+
+    ``timeout`` applies to each call; ``max_parallel`` bounds how many run at once (the rest
+    wait their turn, none is dropped). Cancelling fan_out cancels every call.
+    """
+    if max_parallel is not None and max_parallel < 1:
+        raise ConfigurationError("max_parallel must be at least 1")
+    semaphore = asyncio.Semaphore(max_parallel) if max_parallel else None
+    results: dict[str, Any] = {}
+    timed_out: list[str] = []
+    errors: dict[str, BaseException] = {}
+
+    async def one(name: str, factory: Callable[[], Awaitable[Any]]) -> None:
+        if semaphore is not None:
+            await semaphore.acquire()
+        try:
+            if timeout is None:
+                results[name] = await factory()
+            else:
+                results[name] = await asyncio.wait_for(factory(), timeout)
+        except TimeoutError:
+            timed_out.append(name)
+        except Exception as exc:
+            errors[name] = exc
+        finally:
+            if semaphore is not None:
+                semaphore.release()
+
+    await asyncio.gather(*(one(n, f) for n, f in calls.items()))
+    position = {name: i for i, name in enumerate(calls)}
+    timed_out.sort(key=position.__getitem__)
+    return FanOutResult({n: results[n] for n in calls if n in results}, timed_out, errors)
+
+
+# -- history --------------------------------------------------------------------------------
+HistoryMode = Literal["fresh", "fork", "shared"]
+"""What a sub-agent remembers between calls, the same words in every integration:
+
+- ``"fresh"``: every call starts a child with no history (parallel calls never share one);
+- ``"fork"``: every call starts from a copy of the agent's own history; what the call adds
+  is dropped afterwards;
+- ``"shared"``: calls continue the agent's own conversation (what a call adds stays).
+"""
+
+HISTORY_MODES: tuple[HistoryMode, ...] = ("fresh", "fork", "shared")
+_RENAMED_HISTORY: dict[str, HistoryMode] = {"scratch": "fresh", "fork_and_merge": "shared"}
+
+
+def check_history(
+    mode: object, *, supported: tuple[str, ...] = HISTORY_MODES, integration: str
+) -> HistoryMode:
+    """``mode`` if it is a history mode ``integration`` supports, else ConfigurationError.
+
+    The names fast-agent's plugin used before 0.2 (``"scratch"``, ``"fork_and_merge"``) are
+    accepted with a DeprecationWarning."""
+    if isinstance(mode, str) and mode in _RENAMED_HISTORY:
+        new = _RENAMED_HISTORY[mode]
+        warnings.warn(f"history={mode!r} is now history={new!r}", DeprecationWarning, stacklevel=3)
+        mode = new
+    if mode not in supported:
+        raise ConfigurationError(
+            f"{integration}: history={mode!r} is not supported; use one of "
+            f"{', '.join(repr(m) for m in supported)}"
+        )
+    return cast(HistoryMode, mode)

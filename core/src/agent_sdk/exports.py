@@ -1,0 +1,53 @@
+"""Module attributes resolved on first use: lazy exports and deprecated aliases."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def lazy_exports(
+    package: str,
+    exports: Mapping[str, str],
+    *,
+    deprecated: Mapping[str, tuple[str, str]] | None = None,
+) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that imports ``name`` from ``exports[name]`` on first use.
+
+    A plugin's package is imported whenever plugins are listed; with this its public names
+    that need the framework cost nothing until they are used::
+
+        __getattr__ = lazy_exports(__name__, {"myfw_tool": "agent_sdk_myfw._tools"})
+
+    ``deprecated`` maps old names to ``("module", "new_name")``: the old name still works
+    and warns once (DeprecationWarning) naming the new one.
+    """
+    old = dict(deprecated or {})
+    warned: set[str] = set()
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is not None:
+            return getattr(importlib.import_module(module), name)
+        if name in old:
+            target_module, new_name = old[name]
+            if name not in warned:
+                warned.add(name)
+                where = target_module if target_module != package else package
+                warnings.warn(
+                    f"{package}.{name} is deprecated and will be removed in the next release; "
+                    f"use {where}.{new_name}",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+            return getattr(importlib.import_module(target_module), new_name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+def deprecated_exports(package: str, moved: Mapping[str, tuple[str, str]]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for names that moved: each warns once and still works."""
+    return lazy_exports(package, {}, deprecated=moved)

@@ -1,0 +1,255 @@
+"""A run: one hierarchy's id, limits, counters, cost report and root span."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+from agent_sdk import _spans
+from agent_sdk import semconv as sc
+from agent_sdk.context import CallContext, current_context, new_id, use_context
+from agent_sdk.errors import ConfigurationError
+from agent_sdk.extraction import Usage
+
+
+@dataclass(frozen=True)
+class HierarchyLimits:
+    """Guards for one run. ``max_depth`` counts sub-agents in the path (the orchestrator's
+    children are at depth 1); ``max_model_calls`` is the run's model-call budget."""
+
+    max_depth: int = 2
+    max_model_calls: int | None = None
+    child_timeout: float | None = None
+    max_parallel: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_depth < 1:
+            raise ConfigurationError("max_depth must be at least 1")
+        if self.max_model_calls is not None and self.max_model_calls < 0:
+            raise ConfigurationError("max_model_calls must be >= 0")
+        if self.child_timeout is not None and not self.child_timeout > 0:
+            raise ConfigurationError("child_timeout must be > 0 seconds")
+        if self.max_parallel is not None and self.max_parallel < 1:
+            raise ConfigurationError("max_parallel must be at least 1")
+
+
+@dataclass
+class PathCost:
+    calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class RunReport:
+    """What a run cost, per path ("legal/tax") and in total."""
+
+    run_id: str
+    per_path: dict[str, PathCost] = field(default_factory=dict)
+
+    @property
+    def total(self) -> Usage:
+        total = Usage()
+        for cost in self.per_path.values():
+            total.add(cost.usage)
+        return total
+
+    @property
+    def model_calls(self) -> int:
+        return self.total.model_calls
+
+    def add(self, path: str, usage: Usage, *, calls: int = 1) -> None:
+        cost = self.per_path.get(path)
+        if cost is None:
+            cost = self.per_path[path] = PathCost()
+        cost.calls += calls
+        cost.usage.add(usage)
+
+    def as_dict(self) -> dict[str, Any]:
+        total = self.total
+        return {
+            "run_id": self.run_id,
+            "total": vars(total).copy(),
+            "per_path": {p: {"calls": c.calls, **vars(c.usage)} for p, c in self.per_path.items()},
+        }
+
+    def format(self) -> str:
+        rows = [
+            f"{'path':<28} {'calls':>5} {'model':>5} {'in tok':>7} {'out tok':>7} {'in chars':>9}"
+        ]
+        for path, cost in sorted(self.per_path.items()):
+            u = cost.usage
+            rows.append(
+                f"{path or '(root)':<28} {cost.calls:>5} {u.model_calls:>5} {u.input_tokens:>7}"
+                f" {u.output_tokens:>7} {u.input_chars:>9}"
+            )
+        t = self.total
+        rows.append(
+            f"{'total':<28} {sum(c.calls for c in self.per_path.values()):>5} {t.model_calls:>5}"
+            f" {t.input_tokens:>7} {t.output_tokens:>7} {t.input_chars:>9}"
+        )
+        return "\n".join(rows)
+
+
+class RunState:
+    """Counters and limits shared by every call of one hierarchy (in one process)."""
+
+    def __init__(self, run_id: str, limits: HierarchyLimits, *, spent: int = 0) -> None:
+        self.run_id = run_id
+        self.limits = limits
+        self.report = RunReport(run_id)
+        self.spent = spent  # model calls counted against the budget, incl. a remote parent's
+        self.active = 0  # sub-agents running now
+        # One bound per parent: siblings share it, a child never waits for its parent's slot.
+        self._semaphores: dict[tuple[str, ...], asyncio.Semaphore] = {}
+
+    def semaphore(self, parent_path: tuple[str, ...]) -> asyncio.Semaphore | None:
+        if not self.limits.max_parallel:
+            return None
+        return self._semaphores.setdefault(parent_path, asyncio.Semaphore(self.limits.max_parallel))
+
+    @property
+    def remaining(self) -> int | None:
+        if self.limits.max_model_calls is None:
+            return None
+        return max(self.limits.max_model_calls - self.spent, 0)
+
+    def charge(self, path: str, usage: Usage) -> None:
+        self.spent += usage.model_calls
+        self.report.add(path, usage)
+
+    def record_usage(self, path: tuple[str, ...] | str, usage: Usage) -> None:
+        """Add usage that did not come through an agent tool (the orchestrator's own calls)."""
+        key = path if isinstance(path, str) else "/".join(path)
+        self.spent += usage.model_calls
+        self.report.add(key, usage, calls=0)
+
+
+RUN_VAR: contextvars.ContextVar[RunState | None] = contextvars.ContextVar(
+    "agent_sdk_run", default=None
+)
+
+
+def current_run() -> RunState | None:
+    return RUN_VAR.get()
+
+
+def bind_call(
+    *,
+    call_id: str | None,
+    conversation_id: str | None,
+    thread_id: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> CallContext:
+    """The CallContext of a tool call a framework is making now.
+
+    Integrations call this from their context binding. The run id is the active
+    run_scope's, else the parent call's (so a whole hierarchy shares it), else the
+    framework's own conversation id. ``thread_id`` defaults to the conversation id; the
+    path is the parent's (the sub-agents this call runs inside).
+    """
+    parent = current_context()
+    run = current_run()
+    if run is not None:
+        run_id = run.run_id
+    elif parent is not None:
+        run_id = parent.run_id
+    else:
+        run_id = conversation_id or new_id("run")
+    return CallContext(
+        run_id=run_id,
+        thread_id=thread_id or conversation_id,
+        call_id=call_id,
+        path=parent.path if parent is not None else (),
+        extra=dict(extra or {}),
+    )
+
+
+# Approvals a sub-agent's tools are waiting on, collected while the sub-agent runs so that
+# extraction can surface them whatever the framework does with the tool's result.
+PENDING_VAR: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "agent_sdk_pending_approvals", default=None
+)
+
+
+def note_pending_approval(approval_id: str) -> None:
+    """Record that a tool in the running sub-agent is waiting for ``approval_id``."""
+    sink = PENDING_VAR.get()
+    if sink is not None and approval_id not in sink:
+        sink.append(approval_id)
+
+
+class run_scope:
+    """Open a run: one run id, one set of limits and counters, one root span.
+
+    Works as a sync or async context manager. Everything started inside (tool calls,
+    sub-agents, tasks) shares the run id and the guards.
+    """
+
+    def __init__(
+        self,
+        run_id: str | None = None,
+        *,
+        limits: HierarchyLimits | None = None,
+        name: str = "run",
+    ) -> None:
+        self.state = RunState(run_id or new_id("run"), limits or HierarchyLimits())
+        self.name = name
+        self._stack: list[Any] = []
+
+    @property
+    def run_id(self) -> str:
+        return self.state.run_id
+
+    @property
+    def report(self) -> RunReport:
+        return self.state.report
+
+    def __enter__(self) -> RunState:
+        span_cm = _spans.span(
+            f"{sc.OP_INVOKE_WORKFLOW} {self.name}",
+            attributes={
+                sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_WORKFLOW,
+                sc.GEN_AI_WORKFLOW_NAME: self.name,
+                sc.RUN_ID: self.state.run_id,
+                sc.PATH: "",
+                sc.DEPTH: 0,
+            },
+        )
+        span = span_cm.__enter__()
+        run_token = RUN_VAR.set(self.state)
+        parent = current_context()
+        ctx_cm = use_context(
+            CallContext(run_id=self.state.run_id, thread_id=parent.thread_id if parent else None)
+        )
+        ctx_cm.__enter__()
+        self._stack.append((span_cm, span, run_token, ctx_cm))
+        return self.state
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        span_cm, span, run_token, ctx_cm = self._stack.pop()
+        ctx_cm.__exit__(exc_type, exc, tb)
+        RUN_VAR.reset(run_token)
+        _spans.set_usage(span, self.state.report.total)
+        if exc is None:
+            _spans.mark_ok(span)
+        return span_cm.__exit__(exc_type, exc, tb)  # type: ignore[no-any-return]
+
+    async def __aenter__(self) -> RunState:
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        return self.__exit__(exc_type, exc, tb)

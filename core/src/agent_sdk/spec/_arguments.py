@@ -1,0 +1,162 @@
+"""Parsing the model's raw arguments: untrusted JSON text or an already parsed object."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any, get_args
+
+from pydantic import BaseModel, ValidationError
+
+from agent_sdk.errors import ErrorKind, ToolError
+
+# Limits on raw arguments: the model's JSON is untrusted input.
+MAX_ARGUMENT_BYTES = 1_000_000
+MAX_ARGUMENT_DEPTH = 64
+
+
+def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
+    """Turn a dict or JSON text into the arguments dict, or raise tool-args-invalid."""
+    shallow = from_text = False
+    text = ""
+    if isinstance(arguments, (bytes, bytearray)):
+        try:
+            arguments = bytes(arguments).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _invalid(tool, "arguments are not valid UTF-8") from None
+    if isinstance(arguments, str):
+        if len(arguments) > MAX_ARGUMENT_BYTES:
+            raise _invalid(tool, f"arguments are larger than {MAX_ARGUMENT_BYTES} characters")
+        text = arguments.strip() or "{}"
+        from_text = True
+        try:
+            arguments = _DECODER.decode(text)
+        except (ValueError, RecursionError) as exc:
+            raise _invalid(tool, f"arguments are not valid JSON ({_short(exc)})") from None
+        # Too few brackets to nest too deep: the walk below can be skipped.
+        shallow = text.count("[") + text.count("{") <= MAX_ARGUMENT_DEPTH
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, Mapping):
+        raise _invalid(tool, f"arguments must be a JSON object, got {type(arguments).__name__}")
+    # JSON text cannot hold NaN or exceed the size limit here; escaped surrogates it can.
+    check_values = not from_text or "\\ud" in text.lower()
+    if check_values or not shallow:
+        problem = _problem(arguments, values=check_values)
+        if problem:
+            raise _invalid(tool, problem)
+    return dict(arguments)
+
+
+def _problem(value: Any, *, values: bool) -> str | None:
+    """One walk over parsed arguments: nesting deeper than MAX_ARGUMENT_DEPTH and, with
+    ``values``, what JSON text could not carry (NaN, Infinity, more than MAX_ARGUMENT_BYTES of
+    text, as when a framework parsed the arguments itself) and lone surrogates."""
+    size = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict or (kind is not str and isinstance(item, Mapping)):
+            if depth >= MAX_ARGUMENT_DEPTH and item:
+                return f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+            stack.extend((v, depth + 1) for v in item.values())
+            if values:
+                stack.extend((k, depth + 1) for k in item)
+        elif kind is list or kind is tuple:
+            if depth >= MAX_ARGUMENT_DEPTH and item:
+                return f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+            stack.extend((v, depth + 1) for v in item)
+        elif not values:
+            continue
+        elif kind is str:
+            size += len(item)
+            if size > MAX_ARGUMENT_BYTES:
+                return f"arguments are larger than {MAX_ARGUMENT_BYTES} characters"
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return "arguments are not valid Unicode (a lone surrogate)"
+        elif kind is float and not math.isfinite(item):
+            return f"{item} is not allowed"
+    return None
+
+
+def mentions_model(annotation: Any) -> bool:
+    """Whether a field's type can hold a pydantic model (whose unknown fields we check)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(mentions_model(arg) for arg in get_args(annotation))
+
+
+def unknown_nested(model: BaseModel, raw: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Fields inside nested models that the model would silently ignore (the top level is
+    checked before validation)."""
+    found: list[str] = []
+    for name, info in type(model).model_fields.items():
+        key = info.alias or name
+        if key not in raw:
+            continue
+        found += _unknown_in(getattr(model, name), raw[key], f"{prefix}{key}")
+    return found
+
+
+def _unknown_in(value: Any, raw: Any, where: str) -> list[str]:
+    if isinstance(value, BaseModel) and isinstance(raw, Mapping):
+        found: list[str] = []
+        if type(value).model_config.get("extra") not in ("allow", "forbid"):
+            known = {n for f, i in type(value).model_fields.items() for n in (f, i.alias) if n}
+            found += [f"{where}.{k}" for k in raw if k not in known]
+        return found + unknown_nested(value, raw, f"{where}.")
+    if isinstance(value, (list, tuple)) and isinstance(raw, (list, tuple)):
+        return [
+            u
+            for i, (v, r) in enumerate(zip(value, raw, strict=False))
+            for u in _unknown_in(v, r, f"{where}[{i}]")
+        ]
+    if isinstance(value, dict) and isinstance(raw, Mapping):
+        return [
+            u for k, v in value.items() if k in raw for u in _unknown_in(v, raw[k], f"{where}.{k}")
+        ]
+    return []
+
+
+def clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _invalid(tool: str, message: str) -> ToolError:
+    return ToolError(ErrorKind.TOOL_ARGS_INVALID, f"tool '{tool}': {message}", tool=tool)
+
+
+def _short(exc: BaseException) -> str:
+    return str(exc)[:200]
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicated key {key!r}")
+        result[key] = value
+    return result
+
+
+def _no_nan(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_nan)
+
+
+def describe_validation_error(exc: ValidationError, *, limit: int = 5) -> str:
+    parts = []
+    for err in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"{where}: {err['msg']}")
+    more = len(exc.errors()) - limit
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)

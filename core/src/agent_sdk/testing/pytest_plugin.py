@@ -1,0 +1,61 @@
+"""The contract kit as a pytest plugin (entry point ``pytest11``: ``agent_sdk``).
+
+Fixtures for any project testing an agent-sdk integration:
+
+- ``spans``: an in-memory exporter receiving agent-sdk's spans (the global tracer provider
+  is never touched); ``spans.get_finished_spans()`` lists them.
+- ``only_plugins``: ``only_plugins("ag2", ...)`` loads just the named entry points for the
+  rest of the test (none: no plugins at all); the previous set comes back afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def spans() -> Iterator[Any]:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agent_sdk._spans import use_tracer_provider
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    use_tracer_provider(provider)
+    yield exporter
+    use_tracer_provider(None)
+    provider.shutdown()
+
+
+_ENV = ("AGENT_SDK_PLUGINS", "AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD")
+
+
+@pytest.fixture
+def only_plugins() -> Iterator[Callable[..., None]]:
+    from agent_sdk.plugins import reset_plugins
+
+    saved = {k: os.environ.get(k) for k in _ENV}
+
+    def restrict(*entry_points: str) -> None:
+        for key in _ENV:
+            os.environ.pop(key, None)
+        if entry_points:
+            os.environ["AGENT_SDK_PLUGINS"] = ",".join(entry_points)
+        else:
+            os.environ["AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        reset_plugins()
+
+    yield restrict
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    reset_plugins()

@@ -1,1 +1,0 @@
-"""Benchmarks (not collected by pytest: files are bench_*.py). Run ``python -m tests.benchmarks``."""

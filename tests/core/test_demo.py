@@ -12,7 +12,7 @@ from agent_sdk.plugins import register_plugin, unregister_plugin
 
 @pytest.fixture
 def tiny_plugin():
-    from agent_sdk_minifw import _plugin
+    from agent_sdk_minifw import _integration as _plugin
 
     register_plugin(_plugin)
     yield

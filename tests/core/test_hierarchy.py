@@ -20,9 +20,9 @@ from agent_sdk import (
     current_context,
     current_run,
     fan_out,
-    harshest,
     run_scope,
 )
+from agent_sdk.demo import harshest
 
 
 def reply(text, *, calls=1, tool_results=()):

@@ -41,10 +41,11 @@ def cmd_plugins(_: argparse.Namespace) -> int:
                 status,
             ]
         )
+    providers = {i.distribution for i in found}
     for name, claimants in sorted(name_clashes().items()):
         who = " and ".join(c.label for c in claimants)
         rows.append([name, "?", "?", "-", "-", f"error: claimed by {who}"])
-    providers = {i.distribution for i in found}
+        providers |= {c.distribution for c in claimants if c.distribution}
     failed = failed_plugins()
     failed_names = {f.entry_point for f in failed}
     for plugin in sorted(loaded_plugins(), key=lambda p: p.entry_point):

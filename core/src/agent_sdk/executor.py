@@ -23,6 +23,7 @@ from agent_sdk.approval.ports import ApprovalPort
 from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
+from agent_sdk.exports import deprecated_exports
 from agent_sdk.extraction import to_json_text
 from agent_sdk.failures import record_failure
 from agent_sdk.redaction import safe_message
@@ -215,3 +216,14 @@ def _as_text(arguments: Any) -> str:
         return json.dumps(arguments, default=str)
     except (TypeError, ValueError):
         return repr(arguments)
+
+
+# Moved in 0.2 to agent_sdk.approval.gate (ApprovalGate and safe_message are still imported
+# here); warn once, still work.
+__getattr__ = deprecated_exports(
+    __name__,
+    {
+        "DecidedApproval": ("agent_sdk.approval.gate", "DecidedApproval"),
+        "decision_error": ("agent_sdk.approval.gate", "decision_error"),
+    },
+)

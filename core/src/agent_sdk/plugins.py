@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from agent_sdk import _builtin, hookspecs
+from agent_sdk.exports import deprecated_exports
 from agent_sdk.redaction import safe_message
 
 if TYPE_CHECKING:
@@ -211,3 +212,16 @@ def output_modes() -> dict[str, Callable[[AgentResponse], str]]:
             else:
                 report_failure(info, f"hook agent_sdk_output_modes answered a bad mode {name!r}")
     return modes
+
+
+# Moved in 0.2 (Integration and lookups to agent_sdk.integration); warn once, still work.
+__getattr__ = deprecated_exports(
+    __name__,
+    {
+        "Integration": ("agent_sdk.integration", "Integration"),
+        "KNOWN_DISTRIBUTIONS": ("agent_sdk.integration", "KNOWN_DISTRIBUTIONS"),
+        "get_integration": ("agent_sdk.integration", "get_integration"),
+        "integrations": ("agent_sdk.integration", "integrations"),
+        "lazy_exports": ("agent_sdk.exports", "lazy_exports"),
+    },
+)

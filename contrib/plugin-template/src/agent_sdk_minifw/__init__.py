@@ -1,7 +1,71 @@
 """agent-sdk plugin template: minifw tools and agents-as-tools."""
 
-from agent_sdk_minifw._integration import export_agent_tool as minifw_agent_tool
-from agent_sdk_minifw._integration import export_tool as minifw_tool
-from agent_sdk_minifw._plugin import INTEGRATION
+from __future__ import annotations
 
-__all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_tool"]
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agent_sdk.integration import (
+    ApprovalPort,
+    Executor,
+    Registry,
+    ReturnMode,
+    ToolSpec,
+    lazy_exports,
+)
+from agent_sdk_minifw._integration import INTEGRATION
+
+
+def minifw_tool(
+    spec_or_function: Any, *, executor: Executor | None = None, approval: ApprovalPort | None = None
+) -> Any:
+    """A ToolSpec (or a plain function) as a minifw Tool whose calls run through ``executor``;
+    ``approval`` is asked about confirm calls first."""
+    return INTEGRATION.tool(spec_or_function, executor=executor, approval=approval)
+
+
+def minifw_tools(
+    registry: Registry | Iterable[ToolSpec],
+    *,
+    executor: Executor | None = None,
+    approval: ApprovalPort | None = None,
+) -> list[Any]:
+    """Every spec of ``registry`` as a minifw Tool, sharing one executor."""
+    return INTEGRATION.tools(registry, executor=executor, approval=approval)
+
+
+def minifw_agent_tool(
+    agent: Any,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    return_mode: ReturnMode = "last",
+    history: str = "fresh",
+    executor: Executor | None = None,
+    timeout: float | None = None,
+    input_schema: Mapping[str, Any] | type | None = None,
+) -> Any:
+    """A minifw Agent as a tool: a fresh clone per call, under the run's guards."""
+    return INTEGRATION.agent_tool(
+        agent,
+        name=name,
+        description=description,
+        return_mode=return_mode,
+        history=history,
+        executor=executor,
+        timeout=timeout,
+        input_schema=input_schema,
+    )
+
+
+__all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_tool", "minifw_tools"]
+
+# The 0.1 names, kept for one release (they warn once).
+__getattr__ = lazy_exports(
+    __name__,
+    {},
+    deprecated={
+        "export_tool": (__name__, "minifw_tool"),
+        "export_agent_tool": (__name__, "minifw_agent_tool"),
+    },
+)

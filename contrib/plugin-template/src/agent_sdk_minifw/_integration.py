@@ -1,74 +1,86 @@
-"""The integration: agent-sdk tools and agents-as-tools for minifw."""
+"""The integration object and the hooks: the entry point.
+
+The entry point imports this module whenever plugins are listed, so it stays light: the
+framework is imported by the methods, when an integration is used.
+"""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agent_sdk import (
+from agent_sdk.integration import (
     AgentResponse,
     ApprovalGate,
-    ApprovalPort,
+    ApprovalRequest,
     CallContext,
     Executor,
-    Message,
+    Integration,
+    Requirement,
     ToolSpec,
-    Usage,
-    agent_tool,
     bind_call,
+    hookimpl,
 )
-from agent_sdk.extraction import ReturnMode
-from agent_sdk_minifw.framework import Agent, Tool, ToolEvent, ToolResult
 
 
-def bind_event(event: ToolEvent) -> CallContext:
-    """minifw's event -> CallContext (the context-binding hook answers with this)."""
-    return bind_call(call_id=event.call_id, conversation_id=event.session_id)
-
-
-def export_tool(
-    spec: ToolSpec, executor: Executor | None = None, approval: ApprovalPort | None = None
-) -> Tool:
-    executor = executor or Executor()
-    gate = ApprovalGate(approval) if approval is not None else None
-
-    async def fn(event: ToolEvent) -> ToolResult:
-        outcome = await executor.run_spec(spec, event.arguments, bind_event(event), gate=gate)
-        error = outcome.error
-        return ToolResult(
-            outcome.text,
-            is_error=error is not None,
-            exception=(error.cause or error) if error else None,
-        )
-
-    return Tool(spec.name, spec.description, spec.json_schema(), fn)
-
-
-def export_agent_tool(
-    agent: Agent,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    return_mode: ReturnMode = "last",
-    timeout: float | None = None,
-    input_schema: Any = None,
-    executor: Executor | None = None,
-) -> Tool:
-    async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
-        prompt = request if isinstance(request, str) else json.dumps(request)
-        session = await agent.clone().run(prompt)  # a fresh clone per call: no shared history
-        return AgentResponse(
-            messages=[Message(m["role"], m["text"]) for m in session.messages],
-            usage=Usage(model_calls=session.model_calls, input_chars=len(prompt)),
-        )
-
-    spec = agent_tool(
-        invoke,
-        name=name or agent.name,
-        description=description or f"Ask the {agent.name} agent.",
-        return_mode=return_mode,
-        timeout=timeout,
-        input_schema=input_schema,
-        provider="minifw",
+class MiniIntegration(Integration):
+    name = "minifw"
+    distribution = "agent-sdk-minifw"
+    # The framework ships inside this template; yours is a separate distribution.
+    requires = Requirement(
+        "agent-sdk-minifw", ">=0.1,<1", symbols=("agent_sdk_minifw.framework:Agent.run",)
     )
-    return export_tool(spec, executor)
+    harness = "agent_sdk_minifw.testing:MiniHarness"
+    history_modes = ("fresh",)
+
+    def export_tool(
+        self,
+        spec: ToolSpec,
+        *,
+        executor: Executor | None = None,
+        gate: ApprovalGate | None = None,
+        **options: Any,
+    ) -> Any:
+        from agent_sdk_minifw._tools import export_tool
+
+        return export_tool(self, spec, executor or Executor(), gate, **options)
+
+    def agent_spec(self, agent: Any, **options: Any) -> ToolSpec:
+        from agent_sdk_minifw._agents import agent_spec
+
+        return agent_spec(agent, **options)
+
+    def bind_context(self, event: Any) -> CallContext:
+        """minifw's ToolEvent -> CallContext: call id, and the session as conversation."""
+        return bind_call(call_id=event.call_id, conversation_id=event.session_id)
+
+
+INTEGRATION = MiniIntegration()
+
+
+@hookimpl
+def agent_sdk_integrations() -> Sequence[Integration]:
+    """Registration: declare the integration."""
+    return [INTEGRATION]
+
+
+READ_ONLY_TOOLS: set[str] = set()
+"""Tool names the host declares read-only. Empty by default, so installing this plugin
+changes no approval anywhere; a host opts in: ``READ_ONLY_TOOLS.add("lookup_price")``."""
+
+
+@hookimpl
+def agent_sdk_approval_policy(request: ApprovalRequest) -> bool | None:
+    """Approval gating: tools the host declared read-only need no person. A policy applies to
+    every integration in the process, so it only ever speaks about names the host gave it."""
+    return True if request.tool in READ_ONLY_TOOLS else None
+
+
+def bullets(response: AgentResponse) -> str:
+    return "\n".join(f"- {text}" for text in response.assistant_texts())
+
+
+@hookimpl
+def agent_sdk_output_modes() -> Mapping[str, Callable[[AgentResponse], str]]:
+    """Output extraction: a new mode, usable as return_mode="bullets" in every integration."""
+    return {"bullets": bullets}

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_sdk.testing import ECHO, SeenResult, Turn
+from agent_sdk.scripted import ECHO, SeenResult, Turn
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_sdk import ApprovalPort, Executor, ToolSpec
-from agent_sdk.extraction import ReturnMode
-from agent_sdk.testing import Harness, RunResult, ScriptedAgent, Turn
-from agent_sdk_minifw._integration import export_agent_tool, export_tool
+from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec
+from agent_sdk.scripted import Harness, RunResult, ScriptedAgent, Turn
+from agent_sdk_minifw import minifw_agent_tool, minifw_tool
 from agent_sdk_minifw.framework import Agent
 
 
@@ -18,7 +17,7 @@ class MiniHarness(Harness):
     def export_tool(
         self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
     ) -> Any:
-        return export_tool(spec, executor, approval)
+        return minifw_tool(spec, executor=executor, approval=approval)
 
     def advertised(self, tool: Any) -> dict[str, Any]:
         return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
@@ -31,7 +30,7 @@ class MiniHarness(Harness):
         timeout: float | None = None,
         input_schema: Any = None,
     ) -> Any:
-        return export_agent_tool(
+        return minifw_agent_tool(
             Agent(agent.name, agent.turns, agent.tools),
             description=agent.description,
             return_mode=return_mode,

@@ -1,0 +1,21 @@
+"""A minifw Agent as a tool: a fresh clone per call, run under the run's guards."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_sdk.integration import AgentResponse, CallContext, Message, ToolSpec, Usage, agent_tool
+from agent_sdk_minifw.framework import Agent
+
+
+def agent_spec(agent: Agent, *, history: str, **options: Any) -> ToolSpec:
+    async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
+        prompt = request if isinstance(request, str) else json.dumps(request)
+        session = await agent.clone().run(prompt)  # history "fresh": nothing shared
+        return AgentResponse(
+            messages=[Message(m["role"], m["text"]) for m in session.messages],
+            usage=Usage(model_calls=session.model_calls, input_chars=len(prompt)),
+        )
+
+    return agent_tool(invoke, provider="minifw", **options)

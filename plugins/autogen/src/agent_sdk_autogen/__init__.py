@@ -6,7 +6,7 @@ are listed); the names below import it on first use.
 
 from typing import TYPE_CHECKING
 
-from agent_sdk.plugins import lazy_exports
+from agent_sdk.exports import lazy_exports
 from agent_sdk_autogen._integration import INTEGRATION
 
 if TYPE_CHECKING:

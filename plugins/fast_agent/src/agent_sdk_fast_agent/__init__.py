@@ -7,7 +7,7 @@ plugins are listed); the names below import it on first use.
 
 from typing import TYPE_CHECKING
 
-from agent_sdk.plugins import lazy_exports
+from agent_sdk.exports import lazy_exports
 from agent_sdk_fast_agent._context import Conversation, conversation, current_conversation
 from agent_sdk_fast_agent._integration import INTEGRATION
 from agent_sdk_fast_agent._plugin import bind_context

@@ -25,8 +25,9 @@ from agent_sdk import (
     run_scope,
 )
 from agent_sdk.approval import ApprovalRequest
-from agent_sdk.executor import decision_error, safe_message
-from agent_sdk.hierarchy import note_pending_approval
+from agent_sdk.approval.gate import decision_error
+from agent_sdk.redaction import safe_message
+from agent_sdk.run import note_pending_approval
 
 from ._context import (
     Conversation,

@@ -9,7 +9,7 @@ import it on first use.
 
 from typing import TYPE_CHECKING
 
-from agent_sdk.plugins import lazy_exports
+from agent_sdk.exports import lazy_exports
 from agent_sdk_openai_agents._plugin import INTEGRATION
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from agent_sdk import (
     ToolError,
     ToolSpec,
 )
-from agent_sdk.executor import safe_message
+from agent_sdk.redaction import safe_message
 from agent_sdk_openai_agents import _tracing
 from agent_sdk_openai_agents._context import bind_tool_context
 from agent_sdk_openai_agents._schema import ExportedSchema, export_schema

@@ -405,8 +405,9 @@ def test_failing_confirm_rules_and_ports_never_run_the_handler() -> None:
     spec = ToolSpec(name="pay", description="p", handler=pay, input_schema=AMOUNT, confirm=True)
     cases = [
         (Executor(), rule_spec, ErrorKind.APPROVAL_DENIED),
-        (Executor(approval=RaisingPort()), spec, ErrorKind.TOOL_FAILED),
-        (Executor(approval=GarbagePort()), spec, ErrorKind.TOOL_FAILED),
+        # A port that fails or answers nonsense denies: the call was never approved.
+        (Executor(approval=RaisingPort()), spec, ErrorKind.APPROVAL_DENIED),
+        (Executor(approval=GarbagePort()), spec, ErrorKind.APPROVAL_DENIED),
     ]
     for ex, s, kind in cases:
         outcome = asyncio.run(ex.run_spec(s, {"amount": 1}))
@@ -414,7 +415,8 @@ def test_failing_confirm_rules_and_ports_never_run_the_handler() -> None:
     gate_outcome = asyncio.run(
         Executor().run_spec(spec, {"amount": 1}, gate=ApprovalGate(RaisingPort()))
     )
-    assert gate_outcome.error.kind is ErrorKind.TOOL_FAILED
+    assert gate_outcome.error.kind is ErrorKind.APPROVAL_DENIED
+    assert "reviewer service down" in gate_outcome.error.message
     assert ran == []
 
 

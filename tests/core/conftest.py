@@ -1,22 +1,6 @@
 import pytest
 
-
-@pytest.fixture
-def spans():
-    """An in-memory exporter receiving this SDK's spans (the global provider is untouched)."""
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    from agent_sdk.tracing import use_tracer_provider
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    use_tracer_provider(provider)
-    yield exporter
-    use_tracer_provider(None)
-    provider.shutdown()
+# The `spans` fixture comes from the contract kit's pytest plugin (agent_sdk.testing).
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -322,8 +322,8 @@ SERVER = textwrap.dedent(
     """
     import asyncio, json, sys
     from http.server import BaseHTTPRequestHandler, HTTPServer
-    from agent_sdk import AgentResponse, Executor, Message, Usage, agent_tool, configure_tracing
-    from agent_sdk.tracing import continue_run as extract
+    from agent_sdk import AgentResponse, Executor, HierarchyLimits, Message, Usage, agent_tool, configure_tracing
+    from agent_sdk.tracing import continue_run
 
     provider = configure_tracing("remote-tax", file=sys.argv[1], set_global=False)
     executor = Executor()
@@ -342,7 +342,8 @@ SERVER = textwrap.dedent(
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             headers = {k.lower(): v for k, v in self.headers.items()}
             async def serve():
-                with extract(headers) as ctx:
+                # This server's own limits; the caller's claims can only tighten them.
+                with continue_run(headers, limits=HierarchyLimits(max_depth=3)) as ctx:
                     outcome = await executor.run_spec(TAX, {"request": body["request"]}, ctx)
                     return {"text": outcome.text, "run_id": ctx.run_id, "path": list(ctx.path)}
             data = json.dumps(asyncio.run(serve())).encode()

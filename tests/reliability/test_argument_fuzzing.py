@@ -73,6 +73,9 @@ TEXT_CASES: dict[str, str] = {
     "nan": _text(', "ratio": NaN'),
     "infinity": _text(', "ratio": Infinity'),
     "minus-infinity": _text(', "ratio": -Infinity'),
+    # Valid JSON syntax whose value overflows to inf (issue 15, item 10).
+    "ratio-overflow": _text(', "ratio": 1e309'),
+    "ratio-minus-overflow": _text(', "ratio": -1e309'),
     "duplicate-key": '{"count": 1, "count": 2, "label": "x"}',
     "duplicate-nested-key": _text(', "nested": {"tag": "a", "tag": "b"}'),
     "deep-array": _text(', "items": ' + json.dumps(_nest(MAX_ARGUMENT_DEPTH + 1))),

@@ -22,6 +22,7 @@ from agent_sdk.spec._arguments import (
     describe_validation_error,
     mentions_model,
     parse_arguments,
+    unbindable_fields,
     unknown_nested,
 )
 from agent_sdk.spec._schema import model_from_json_schema
@@ -91,6 +92,15 @@ class ToolSpec:
             schema = dict(cast(Mapping[str, Any], self.input_schema))
             self._model = model_from_json_schema(self.name, schema)
             self._schema = copy.deepcopy(schema)
+        if self.confirm is not False:
+            unbindable = unbindable_fields(self._model)
+            if unbindable:
+                raise ConfigurationError(
+                    f"tool {self.name!r} needs approval, but an approval cannot bind "
+                    f"{', '.join(unbindable)}: a token would also cover other values there. "
+                    "Take such values outside the tool's arguments (e.g. from the CallContext "
+                    "or the host), or make them plain fields"
+                )
         self.tags = frozenset(self.tags)
         self._known = frozenset(
             name

@@ -7,9 +7,11 @@ import math
 from collections.abc import Mapping
 from typing import Any, get_args
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Secret, SecretBytes, SecretStr, ValidationError
 
 from agent_sdk.errors import ErrorKind, ToolError
+
+_SECRET_TYPES: tuple[type, ...] = (SecretStr, SecretBytes, Secret)
 
 # Limits on raw arguments: the model's JSON is untrusted input.
 MAX_ARGUMENT_BYTES = 1_000_000
@@ -84,6 +86,34 @@ def _problem(value: Any, *, values: bool) -> str | None:
     return None
 
 
+def unbindable_fields(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Fields an approval cannot bind: secrets (their JSON form is a mask) and fields
+    excluded from dumps. A token or a deferred approval for ``otp=111111`` would otherwise
+    also cover ``otp=999999``."""
+    found: list[str] = []
+    for name, info in model.model_fields.items():
+        where = f"{prefix}{name}"
+        if info.exclude:
+            found.append(f"{where} (excluded from dumps)")
+        if _mentions(info.annotation, lambda t: issubclass(t, _SECRET_TYPES)):
+            found.append(f"{where} (a secret)")
+        for sub in _models_in(info.annotation):
+            found += unbindable_fields(sub, f"{where}.")
+    return found
+
+
+def _mentions(annotation: Any, test: Any) -> bool:
+    if isinstance(annotation, type) and test(annotation):
+        return True
+    return any(_mentions(arg, test) for arg in get_args(annotation))
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
+
+
 def mentions_model(annotation: Any) -> bool:
     """Whether a field's type can hold a pydantic model (whose unknown fields we check)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -148,7 +178,16 @@ def _no_nan(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_nan)
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e309 parses as inf: JSON has no infinities
+        raise ValueError(f"{text[:20]} is out of range for a number")
+    return value
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_no_duplicate_keys, parse_constant=_no_nan, parse_float=_finite
+)
 
 
 def describe_validation_error(exc: ValidationError, *, limit: int = 5) -> str:

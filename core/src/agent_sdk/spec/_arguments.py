@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any, get_args
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, Secret, SecretBytes, SecretStr, ValidationError
 
@@ -103,8 +103,10 @@ def unbindable_fields(model: type[BaseModel], prefix: str = "") -> list[str]:
 
 
 def _mentions(annotation: Any, test: Any) -> bool:
-    if isinstance(annotation, type) and test(annotation):
-        return True
+    origin = get_origin(annotation)  # Secret[int] is a generic alias of Secret
+    for candidate in (annotation, origin):
+        if isinstance(candidate, type) and test(candidate):
+            return True
     return any(_mentions(arg, test) for arg in get_args(annotation))
 
 

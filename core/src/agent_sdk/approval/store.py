@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import hashlib
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agent_sdk.approval.ports import Decision
 from agent_sdk.context import new_id
 from agent_sdk.errors import ApprovalError
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -55,69 +60,121 @@ class SQLiteApprovalStore:
     """Pending approvals in SQLite: a file survives restarts and is shared between processes.
 
     Every change runs in its own ``BEGIN IMMEDIATE`` transaction, so concurrent writers
-    (threads or processes) serialise and a state change happens at most once.
+    (threads or processes) serialise and a state change happens at most once. A transaction
+    that fails (the file is locked by another process, the disk is full) is rolled back, so
+    the store never stays wedged; a locked file is retried ``retries`` times, waiting up to
+    ``busy_timeout`` seconds each, then ApprovalError says so. A new file is created
+    readable by its owner only (it holds pending arguments). Async callers
+    (``DeferredApproval``) run the store on its own worker thread, never on the event loop.
     """
 
-    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        busy_timeout: float = 5.0,
+        retries: int = 3,
+    ) -> None:
         self.path = str(path)
+        self.retries = max(1, retries)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
-        )
-        with self._transaction() as cur:
-            cur.execute(_SCHEMA)
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix="agent-sdk-approval-store")
+        if self.path != ":memory:" and not self.path.startswith("file:"):
+            _create_private(self.path)
+        try:
+            self._conn = sqlite3.connect(
+                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            self._run(lambda cur: cur.execute(_SCHEMA))
+        except sqlite3.DatabaseError as exc:
+            raise ApprovalError(f"{self.path} is not an approval store: {exc}") from None
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Cursor]:
+    async def call(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """Run the store method ``fn(*args)`` on the store's worker thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._worker, functools.partial(fn, *args))
+
+    def _run(self, body: Callable[[sqlite3.Cursor], _T]) -> _T:
+        """``body`` in one transaction: rolled back on any failure, retried while the file
+        is locked by someone else."""
         with self._lock:
-            cur = self._conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            cur.execute("COMMIT")
+            for attempt in range(1, self.retries + 1):
+                cur = self._conn.cursor()
+                try:
+                    cur.execute("BEGIN IMMEDIATE")
+                    result = body(cur)
+                    cur.execute("COMMIT")
+                    return result
+                except sqlite3.OperationalError as exc:
+                    self._rollback()
+                    if _locked(exc) and attempt < self.retries:
+                        continue
+                    raise ApprovalError(self._describe(exc)) from None
+                except BaseException:
+                    self._rollback()
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _rollback(self) -> None:
+        if self._conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+
+    def _describe(self, exc: sqlite3.Error) -> str:
+        if _locked(exc):
+            return (
+                f"approval store {self.path} is locked by another process or connection "
+                f"(tried {self.retries} times); try again later"
+            )
+        return f"approval store {self.path}: {exc}"
 
     def get_or_create(self, key: str, record: PendingApproval) -> PendingApproval:
-        with self._transaction() as cur:
-            cur.execute(
-                "INSERT OR IGNORE INTO approvals (id, key, tool, arguments, run_id, call_id,"
-                " thread_id, status, created) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-                (
-                    record.id,
-                    key,
-                    record.tool,
-                    json.dumps(record.arguments, sort_keys=True, default=str),
-                    record.run_id,
-                    record.call_id,
-                    record.thread_id,
-                    record.created,
-                ),
-            )
-            row = cur.execute(f"SELECT {_COLUMNS} FROM approvals WHERE key = ?", (key,)).fetchone()
-        return _row(row)
+        return _row(self._run(lambda cur: self._insert_and_read(cur, key, record)))
+
+    def claim(self, key: str, record: PendingApproval) -> tuple[PendingApproval, bool]:
+        """``get_or_create`` and, for an approved entry, ``consume`` in one transaction:
+        the entry, and whether this caller used the approval."""
+
+        def body(cur: sqlite3.Cursor) -> tuple[PendingApproval, bool]:
+            entry = _row(self._insert_and_read(cur, key, record))
+            return entry, entry.status == "approved" and _use(cur, entry.id)
+
+        return self._run(body)
+
+    @staticmethod
+    def _insert_and_read(cur: sqlite3.Cursor, key: str, record: PendingApproval) -> Any:
+        cur.execute(
+            "INSERT OR IGNORE INTO approvals (id, key, tool, arguments, run_id, call_id,"
+            " thread_id, status, created) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+            (
+                record.id,
+                key,
+                record.tool,
+                json.dumps(record.arguments, sort_keys=True, default=str),
+                record.run_id,
+                record.call_id,
+                record.thread_id,
+                record.created,
+            ),
+        )
+        return cur.execute(f"SELECT {_COLUMNS} FROM approvals WHERE key = ?", (key,)).fetchone()
 
     def get(self, approval_id: str) -> PendingApproval | None:
-        with self._transaction() as cur:
-            row = cur.execute(
+        row = self._run(
+            lambda cur: cur.execute(
                 f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (approval_id,)
             ).fetchone()
+        )
         return _row(row) if row else None
 
     def consume(self, approval_id: str) -> bool:
         """Turn an approved entry into a used one; True for exactly one caller."""
-        with self._transaction() as cur:
-            cur.execute(
-                "UPDATE approvals SET status = 'used' WHERE id = ? AND status = 'approved'",
-                (approval_id,),
-            )
-            return cur.rowcount == 1
+        return self._run(lambda cur: _use(cur, approval_id))
 
     def resolve(
         self, approval_id: str, *, approved: bool, reviewer: str | None, reason: str | None
     ) -> PendingApproval:
-        with self._transaction() as cur:
+        def body(cur: sqlite3.Cursor) -> tuple[bool, Any]:
             cur.execute(
                 "UPDATE approvals SET status = ?, reviewer = ?, reason = ?, resolved = ?"
                 " WHERE id = ? AND status = 'pending'",
@@ -127,6 +184,9 @@ class SQLiteApprovalStore:
             row = cur.execute(
                 f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (approval_id,)
             ).fetchone()
+            return changed, row
+
+        changed, row = self._run(body)
         if row is None:
             raise ApprovalError(f"no approval with id {approval_id!r}")
         entry = _row(row)
@@ -136,27 +196,53 @@ class SQLiteApprovalStore:
         return entry
 
     def list(self, status: str | None = "pending") -> list[PendingApproval]:
-        with self._transaction() as cur:
+        def body(cur: sqlite3.Cursor) -> list[Any]:
             if status is None:
-                rows = cur.execute(f"SELECT {_COLUMNS} FROM approvals ORDER BY created").fetchall()
-            else:
-                rows = cur.execute(
-                    f"SELECT {_COLUMNS} FROM approvals WHERE status = ? ORDER BY created",
-                    (status,),
-                ).fetchall()
-        return [_row(r) for r in rows]
+                return cur.execute(f"SELECT {_COLUMNS} FROM approvals ORDER BY created").fetchall()
+            return cur.execute(
+                f"SELECT {_COLUMNS} FROM approvals WHERE status = ? ORDER BY created", (status,)
+            ).fetchall()
+
+        return [_row(r) for r in self._run(body)]
 
     def purge(self, *, older_than: float) -> int:
         """Delete finished (denied or used) entries older than ``older_than`` seconds."""
-        with self._transaction() as cur:
+
+        def body(cur: sqlite3.Cursor) -> int:
             cur.execute(
                 "DELETE FROM approvals WHERE status IN ('denied', 'used') AND created < ?",
                 (time.time() - older_than,),
             )
             return cur.rowcount
 
+        return self._run(body)
+
     def close(self) -> None:
+        self._worker.shutdown(wait=False)
         self._conn.close()
+
+
+def _use(cur: sqlite3.Cursor, approval_id: str) -> bool:
+    cur.execute(
+        "UPDATE approvals SET status = 'used' WHERE id = ? AND status = 'approved'",
+        (approval_id,),
+    )
+    return cur.rowcount == 1
+
+
+def _locked(exc: sqlite3.Error) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _create_private(path: str) -> None:
+    """Create a new store file readable by its owner only (it holds pending arguments)."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise ApprovalError(f"cannot create approval store {path}: {exc.strerror}") from None
+    os.close(fd)
 
 
 _COLUMNS = "id, tool, arguments, run_id, call_id, thread_id, status, created, reviewer, reason"
@@ -219,10 +305,10 @@ class DeferredApproval:
             status="pending",
             created=time.time(),
         )
-        entry = self.store.get_or_create(key, fresh)
+        entry, used = await self.store.call(self.store.claim, key, fresh)
         if entry.status == "pending":
             return Decision.pending(entry.id)
-        if entry.status == "approved" and self.store.consume(entry.id):
+        if used:
             return Decision.approve(reviewer=entry.reviewer, reason=entry.reason)
         if entry.status == "denied":
             return Decision.deny(entry.reason or "denied by the reviewer", reviewer=entry.reviewer)

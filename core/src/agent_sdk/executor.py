@@ -29,6 +29,7 @@ from agent_sdk.failures import record_failure
 from agent_sdk.redaction import safe_message
 from agent_sdk.run import note_pending_approval
 from agent_sdk.spec import Registry, ToolSpec, arguments_digest
+from agent_sdk.threads import TOOL_THREADS
 
 
 @dataclass(frozen=True)
@@ -175,8 +176,8 @@ class Executor:
             if spec.is_async:
                 call: Any = spec.handler(**kwargs)
             else:
-                # A worker thread, with the caller's contextvars (CallContext, span) copied.
-                call = asyncio.to_thread(spec.handler, **kwargs)
+                # One of our tool threads, with the caller's contextvars (CallContext, span).
+                call = TOOL_THREADS.run(spec.handler, **kwargs)
             if spec.timeout is None:
                 return await call
             try:
@@ -184,9 +185,15 @@ class Executor:
             except TimeoutError:
                 if time.monotonic() - started < spec.timeout:
                     raise  # the handler's own TimeoutError, not ours
+                why = ""
+                if not spec.is_async and TOOL_THREADS.saturated:
+                    why = (
+                        f" (all {TOOL_THREADS.max_workers} threads for sync tools are busy: "
+                        "sync handlers that ignore their timeout still hold them)"
+                    )
                 raise ToolError(
                     ErrorKind.TOOL_TIMEOUT,
-                    f"tool '{spec.name}' did not finish within {spec.timeout:g}s",
+                    f"tool '{spec.name}' did not finish within {spec.timeout:g}s{why}",
                     tool=spec.name,
                 ) from None
 

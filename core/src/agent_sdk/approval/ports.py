@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from agent_sdk.errors import ApprovalError, ConfigurationError
+from agent_sdk.threads import REVIEWER_THREADS
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,9 @@ Reviewer = Callable[[ApprovalRequest], "Decision | bool | Awaitable[Decision | b
 class CallbackApproval:
     """Asks a function. It gets an ApprovalRequest and returns a Decision or a bool.
 
-    An async reviewer is awaited; a sync one runs in a worker thread (it may block on a
-    terminal prompt) with the caller's context.
+    An async reviewer is awaited; a sync one runs on agent-sdk's reviewer threads (it may
+    block on a terminal prompt) with the caller's context, never on the threads that run
+    sync tools.
     """
 
     def __init__(self, reviewer: Reviewer) -> None:
@@ -109,7 +110,7 @@ class CallbackApproval:
         if self._is_async:
             answer = await self.reviewer(req)  # type: ignore[misc]
         else:
-            answer = await asyncio.to_thread(self.reviewer, req)
+            answer = await REVIEWER_THREADS.run(self.reviewer, req)
             if inspect.isawaitable(answer):
                 answer = await answer
         if isinstance(answer, bool):

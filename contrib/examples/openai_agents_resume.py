@@ -25,7 +25,7 @@ from agents.run_state import RunState
 from agents.tracing import set_trace_processors
 
 from agent_sdk import DeferredApproval, ToolSpec
-from agent_sdk.testing import ToolCall, Turn
+from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk_openai_agents import openai_agents_tool
 from agent_sdk_openai_agents.testing import ScriptedModel
 

@@ -17,8 +17,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from pydantic import BaseModel, Field
 
-from agent_sdk import HierarchyLimits, harshest, run_scope
-from agent_sdk.testing import ToolCall, Turn
+from agent_sdk import HierarchyLimits, run_scope
+from agent_sdk.demo import harshest
+from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk.tracing import JaegerFileExporter, format_tree, load_trace_file, use_tracer_provider
 from agent_sdk_openai_agents import instrument, openai_agents_agent_tool
 from agent_sdk_openai_agents.testing import ScriptedModel

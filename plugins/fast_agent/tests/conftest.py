@@ -1,19 +1,16 @@
 """Helpers for the fast-agent plugin tests: real FastAgent apps in library mode with the
-scripted model, and an in-memory span exporter for agent-sdk's spans."""
+scripted model. (``spans``, the in-memory span exporter, comes from agent-sdk's pytest
+plugin.)"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agent_sdk.testing import Turn
-from agent_sdk.tracing import use_tracer_provider
 from agent_sdk_fast_agent.testing import (
     SCRIPTED_MODEL,
     library_app,
@@ -46,19 +43,6 @@ async def scripted_app(
     with scripts(agents):
         async with fast.run() as app:
             yield app
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    use_tracer_provider(provider)
-    try:
-        yield exporter
-    finally:
-        use_tracer_provider(None)
-        provider.shutdown()
 
 
 @pytest.fixture

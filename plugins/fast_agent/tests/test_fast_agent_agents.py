@@ -14,7 +14,8 @@ from agent_sdk import ConfigurationError, HierarchyLimits, run_scope
 from agent_sdk import semconv as sc
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.testing.contract import error_of
-from agent_sdk_fast_agent import HISTORY_MODES, fast_agent_agent_tool, instrument
+from agent_sdk_fast_agent import INTEGRATION, fast_agent_agent_tool, orchestrate
+from agent_sdk_fast_agent._agents import _HISTORY
 
 
 def ask(name: str, request: str, id: str | None = None) -> ToolCall:
@@ -32,18 +33,19 @@ def results(agent: Any) -> dict[str, tuple[str, bool]]:
 def test_history_modes_map_onto_fast_agents_settings() -> None:
     from fast_agent.agents.workflow.agents_as_tools_agent import AgentsAsToolsOptions
 
-    for mode, (source, target) in HISTORY_MODES.items():
+    assert tuple(_HISTORY) == INTEGRATION.history_modes == ("fresh", "fork", "shared")
+    for mode, (source, target) in _HISTORY.items():
         options = AgentsAsToolsOptions(history_source=source, history_merge_target=target)
         assert (options.history_source.value, options.history_merge_target.value) == {
-            "scratch": ("none", "none"),
+            "fresh": ("none", "none"),
             "fork": ("child", "none"),
-            "fork_and_merge": ("child", "child"),
+            "shared": ("child", "child"),
         }[mode]
-    with pytest.raises(ConfigurationError, match="history must be one of"):
-        fast_agent_agent_tool(lambda: None, name="x", history="share")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="'fresh', 'fork', 'shared'"):
+        fast_agent_agent_tool(lambda: None, name="x", history="share")
 
 
-@pytest.mark.parametrize("history", ["scratch", "fork", "fork_and_merge"])
+@pytest.mark.parametrize("history", ["fresh", "fork", "shared"])
 async def test_history_modes(app: Any, history: str) -> None:
     from fast_agent.mcp.prompt import Prompt
 
@@ -57,15 +59,15 @@ async def test_history_modes(app: Any, history: str) -> None:
     }
     async with app(scripts) as fa:
         fa.memo.load_message_history([Prompt.user("earlier note"), Prompt.assistant("noted")])
-        agent = instrument(fa.orch, tools=[fast_agent_agent_tool(fa.memo, history=history)])
+        agent = orchestrate(fa.orch, tools=[fast_agent_agent_tool(fa.memo, history=history)])
         await agent.send("go")
         first, second = results(agent)["memo-first"][0], results(agent)["memo-second"][0]
         template = [m.all_text() for m in fa.memo.message_history]
-    if history == "scratch":
+    if history == "fresh":
         assert first == "first" and second == "second"
     else:
         assert first.startswith("earlier note") and first.endswith("first")
-    if history == "fork_and_merge":
+    if history == "shared":
         assert "first" in second and second.endswith("second"), "the 2nd clone saw the 1st call"
         assert template[:2] == ["earlier note", "noted"] and "second" in template
     else:
@@ -79,20 +81,19 @@ async def test_parallel_calls_run_as_separate_clones(app: Any, spans: Any) -> No
         "researcher": [Turn.echo(delay=0.3)],
     }
     async with app(scripts) as fa:
-        agent = instrument(fa.orch, tools=[fast_agent_agent_tool(fa.researcher)])
-        t0 = time.monotonic()
+        agent = orchestrate(fa.orch, tools=[fast_agent_agent_tool(fa.researcher)])
         async with run_scope("run-clones") as state:
             await agent.send("go")
-        wall = time.monotonic() - t0
         seen = results(agent)
         template_turns = len(fa.researcher.usage_accumulator.turns)
     assert seen == {"researcher-a": ("a", False), "researcher-b": ("b", False)}
-    assert wall < 0.55, f"two 0.3 s children took {wall:.2f}s"
     invokes = [s for s in spans.get_finished_spans() if s.name == "invoke_agent researcher"]
     assert sorted(s.attributes["agent_sdk.fast_agent.instance"] for s in invokes) == [
         "researcher[1]",
         "researcher[2]",
     ]
+    first, second = sorted(invokes, key=lambda s: s.start_time)
+    assert second.start_time < first.end_time, "the two clones ran at the same time"
     assert {s.attributes[sc.PATH] for s in invokes} == {"researcher"}
     assert {s.attributes[sc.GEN_AI_PROVIDER_NAME] for s in invokes} == {"fast-agent"}
     # usage of the clones: merged into the template (as fast-agent does) and the run's report
@@ -114,13 +115,11 @@ async def test_timeout_gives_tool_timeout_and_the_run_goes_on(app: Any) -> None:
         "quick": [Turn.echo()],
     }
     async with app(scripts) as fa:
-        agent = instrument(
+        agent = orchestrate(
             fa.orch,
             tools=[fast_agent_agent_tool(fa.slow, timeout=0.3), fast_agent_agent_tool(fa.quick)],
         )
-        t0 = time.monotonic()
         assert await agent.send("go") == "done"
-        assert time.monotonic() - t0 < 5
         seen = results(agent)
     err = error_of(seen["t1"][0])
     assert err is not None and err["kind"] == "tool-timeout" and "slow" in err["message"]
@@ -140,7 +139,7 @@ async def test_output_model_gives_structured_json(app: Any) -> None:
     }
     async with app(scripts) as fa:
         tool = fast_agent_agent_tool(fa.judge, return_mode="json", output_model=Verdict)
-        agent = instrument(fa.orch, tools=[tool])
+        agent = orchestrate(fa.orch, tools=[tool])
         await agent.send("go")
         text, is_error = results(agent)["j1"]
     assert not is_error and json.loads(text) == {"verdict": "approve", "score": 3}
@@ -163,7 +162,7 @@ async def test_input_schema_and_agent_description(app: Any) -> None:
         tool = fast_agent_agent_tool(fa.triage, input_schema=Ticket)
         assert tool.name == "triage" and tool.description == "You are triage."
         assert tool.parameters == Ticket.model_json_schema()
-        agent = instrument(fa.orch, tools=[tool])
+        agent = orchestrate(fa.orch, tools=[tool])
         await agent.send("go")
         text, _ = results(agent)["i1"]
     assert json.loads(text) == {"priority": 2, "title": "disk full"}
@@ -186,14 +185,14 @@ async def test_max_parallel_from_the_run_limits(app: Any) -> None:
         "napper": [Turn.say("ok", delay=0.2)],
     }
     async with app(scripts) as fa:
-        agent = instrument(
+        agent = orchestrate(
             fa.orch,
             tools=[fast_agent_agent_tool(fa.napper)],
             limits=HierarchyLimits(max_parallel=1),
         )
         t0 = time.monotonic()
         await agent.send("go")
-        assert time.monotonic() - t0 >= 0.55, "instrument(limits=...) applies to its implicit run"
+        assert time.monotonic() - t0 >= 0.55, "orchestrate(limits=...) applies to its implicit run"
 
 
 async def test_cancelling_the_parent_cancels_the_clone(app: Any) -> None:
@@ -202,11 +201,9 @@ async def test_cancelling_the_parent_cancels_the_clone(app: Any) -> None:
         "sleeper": [Turn.say("late", delay=30)],
     }
     async with app(scripts) as fa:
-        agent = instrument(fa.orch, tools=[fast_agent_agent_tool(fa.sleeper)])
+        agent = orchestrate(fa.orch, tools=[fast_agent_agent_tool(fa.sleeper)])
         task = asyncio.ensure_future(agent.send("go"))
         await asyncio.sleep(0.3)
         task.cancel()
-        t0 = time.monotonic()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert time.monotonic() - t0 < 5

@@ -1,9 +1,8 @@
-"""Instrumented runs: conversation and run ids, budget stops, hooks, display, the plugin."""
+"""Orchestrated runs: conversation and run ids, budget stops, hooks, display, the plugin."""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Any
 
 import pytest
@@ -13,10 +12,12 @@ from fast_agent.tools.invocation_context import LocalToolInvocationContext
 import agent_sdk_fast_agent
 from agent_sdk import (
     CallContext,
+    ConfigurationError,
     Executor,
     HierarchyLimitError,
     HierarchyLimits,
     IntegrationError,
+    Requirement,
     ToolSpec,
     get_integration,
     run_scope,
@@ -26,12 +27,14 @@ from agent_sdk.testing.contract import Recorder
 from agent_sdk_fast_agent import (
     INTEGRATION,
     AgentSDKTool,
+    ToolGate,
     conversation,
     fast_agent_agent_tool,
     fast_agent_tool,
     fast_agent_tools,
-    instrument,
+    orchestrate,
 )
+from agent_sdk_fast_agent._integration import FastAgentIntegration
 
 
 def add_calls(*ids: str) -> Turn:
@@ -48,7 +51,7 @@ async def test_each_top_level_generate_is_one_conversation(app: Any) -> None:
         Turn.say("two"),
     ]
     async with app({"orch": script}) as fa:
-        agent = instrument(fa.orch, tools=[fast_agent_tool(rec.add_spec())])
+        agent = orchestrate(fa.orch, tools=[fast_agent_tool(rec.add_spec())])
         await agent.send("first")
         await agent.send("second")
     ctxs: list[CallContext] = rec.contexts  # type: ignore[assignment]
@@ -62,7 +65,7 @@ async def test_each_top_level_generate_is_one_conversation(app: Any) -> None:
 async def test_run_scope_and_parent_run_ids_take_precedence(app: Any) -> None:
     rec = Recorder()
     async with app({"orch": [add_calls("c1"), Turn.say("done")]}) as fa:
-        agent = instrument(fa.orch, tools=[fast_agent_tool(rec.add_spec())])
+        agent = orchestrate(fa.orch, tools=[fast_agent_tool(rec.add_spec())])
         async with run_scope("run-outer"):
             await agent.send("go")
     (ctx,) = rec.contexts
@@ -75,7 +78,7 @@ async def test_run_scope_and_parent_run_ids_take_precedence(app: Any) -> None:
 async def test_conversation_names_the_run(app: Any) -> None:
     rec = Recorder()
     async with app({"orch": [add_calls("c1"), Turn.say("done")]}) as fa:
-        agent = instrument(fa.orch, tools=[fast_agent_tool(rec.add_spec())])
+        agent = orchestrate(fa.orch, tools=[fast_agent_tool(rec.add_spec())])
         with conversation("session-42") as conv:
             await agent.send("go")
     assert conv.id == "session-42"
@@ -90,7 +93,7 @@ async def test_clones_carry_the_run_id_on_their_own_conversation(app: Any) -> No
     }
     async with app(scripts) as fa:
         fa.worker.add_tool(fast_agent_tool(rec.add_spec()))
-        agent = instrument(fa.orch, tools=[fast_agent_agent_tool(fa.worker)])
+        agent = orchestrate(fa.orch, tools=[fast_agent_agent_tool(fa.worker)])
         with conversation("conv-top"):
             assert await agent.send("go") == "done"
     (ctx,) = rec.contexts
@@ -107,7 +110,7 @@ async def test_fast_agents_own_clones_carry_the_run_id(app: Any) -> None:
     }
     async with app(scripts, options={"orch": {"agents": ["helper"]}}) as fa:
         fa.helper.add_tool(fast_agent_tool(rec.add_spec()))
-        agent = instrument(fa.orch)
+        agent = orchestrate(fa.orch)
         with conversation("conv-native"):
             await agent.send("go")
     (ctx,) = rec.contexts
@@ -126,7 +129,7 @@ async def test_budget_exhausted_deep_in_the_hierarchy_stops_every_agent(app: Any
     }
     async with app(scripts) as fa:
         fa.outer.add_tool(fast_agent_agent_tool(fa.inner))
-        agent = instrument(fa.orch, tools=[fast_agent_agent_tool(fa.outer)])
+        agent = orchestrate(fa.orch, tools=[fast_agent_agent_tool(fa.outer)])
         async with run_scope(limits=HierarchyLimits(max_model_calls=2)) as state:
             with pytest.raises(HierarchyLimitError):
                 await agent.send("go")
@@ -138,7 +141,7 @@ async def test_budget_exhausted_deep_in_the_hierarchy_stops_every_agent(app: Any
         )
 
 
-async def test_instrument_merges_with_the_agents_own_hooks(app: Any) -> None:
+async def test_orchestrate_merges_with_the_agents_own_hooks(app: Any) -> None:
     seen: list[str] = []
 
     async def before(runner: Any, messages: Any) -> None:
@@ -154,9 +157,9 @@ async def test_instrument_merges_with_the_agents_own_hooks(app: Any) -> None:
             before_llm_call=before,
             after_turn_complete=_chained(builtin, after_turn),
         )
-        instrument(fa.orch, tools=[fast_agent_tool(Recorder().add_spec())])
+        orchestrate(fa.orch, tools=[fast_agent_tool(Recorder().add_spec())])
         hooks, run_tools = fa.orch.tool_runner_hooks, fa.orch.run_tools
-        instrument(fa.orch)  # idempotent: nothing is wrapped twice
+        orchestrate(fa.orch)  # idempotent: nothing is wrapped twice
         assert fa.orch.tool_runner_hooks is hooks and fa.orch.run_tools is run_tools
         await fa.orch.send("go")
     assert seen == ["before_llm_call", "before_llm_call", "after_turn_complete"]
@@ -170,11 +173,11 @@ def _chained(*hooks: Any) -> Any:
     return run
 
 
-async def test_instrumented_agents_print_nothing(
+async def test_orchestrated_agents_print_nothing(
     app: Any, capfd: pytest.CaptureFixture[str]
 ) -> None:
     async with app({"orch": [add_calls("p1", "p2", "p3"), Turn.say("done")]}) as fa:
-        instrument(fa.orch, tools=[fast_agent_tool(Recorder().add_spec())])
+        orchestrate(fa.orch, tools=[fast_agent_tool(Recorder().add_spec())])
         await fa.orch.send("go")
     out, err = capfd.readouterr()
     assert out == "" and err == ""
@@ -192,13 +195,17 @@ async def test_bind_context_maps_fast_agent_invocations(app: Any) -> None:
 
 def test_the_plugin_is_found_through_its_entry_point() -> None:
     integration = get_integration("fast-agent")
-    assert integration == INTEGRATION and get_integration("fast_agent") == INTEGRATION
+    assert integration is INTEGRATION and get_integration("fast_agent") is INTEGRATION
+    assert isinstance(integration, FastAgentIntegration)
     assert integration.framework == "fast-agent-mcp"
+    assert integration.history_modes == ("fresh", "fork", "shared")
     spec = Recorder().add_spec()
-    tool = integration.export_tool(spec)
+    tool = integration.tool(spec)
     assert isinstance(tool, AgentSDKTool) and tool.spec is spec
-    assert isinstance(integration.bind_approval(_Port()), agent_sdk_fast_agent.ToolGate)
+    assert isinstance(integration.bind_approval(_Port()), ToolGate)
     assert integration.load_harness().integration == "fast-agent"
+    with pytest.raises(ConfigurationError, match="take no options"):
+        integration.tool(spec, middleware=[object()])
 
 
 class _Port:
@@ -209,11 +216,8 @@ class _Port:
 def test_a_framework_outside_the_supported_range_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agent_sdk_fast_agent import _integration
-
-    monkeypatch.setattr(
-        _integration, "INTEGRATION", dataclasses.replace(INTEGRATION, supported=">=0.11,<0.12")
-    )
+    newer = FastAgentIntegration(requires=Requirement("fast-agent-mcp", ">=0.11,<0.12"))
+    monkeypatch.setattr(agent_sdk_fast_agent, "INTEGRATION", newer)
     spec = Recorder().add_spec()
     with pytest.raises(IntegrationError, match=r"supports fast-agent-mcp >=0\.11"):
         fast_agent_tool(spec)
@@ -221,6 +225,16 @@ def test_a_framework_outside_the_supported_range_is_refused(
         fast_agent_tools([spec])
     with pytest.raises(IntegrationError):
         fast_agent_agent_tool(lambda: None, name="x")
+
+
+def test_a_fast_agent_lacking_a_symbol_we_read_is_refused() -> None:
+    missing = Requirement(
+        "fast-agent-mcp",
+        ">=0.10,<0.11",
+        symbols=("fast_agent.agents.tool_agent:ToolAgent.no_such_method",),
+    )
+    with pytest.raises(IntegrationError, match=r"lacks .*no_such_method"):
+        FastAgentIntegration(requires=missing).tool(Recorder().add_spec())
 
 
 async def test_tools_share_one_executor_and_copies_share_it(app: Any) -> None:
@@ -251,7 +265,7 @@ async def test_cancelling_a_run_cancels_the_tool_and_leaves_no_scope(app: Any) -
         name="wait", description="Waits.", handler=wait, input_schema={"type": "object"}
     )
     async with app({"orch": [Turn.call(ToolCall("wait", {})), Turn.say("done")]}) as fa:
-        agent = instrument(fa.orch, tools=[fast_agent_tool(spec, executor=Executor())])
+        agent = orchestrate(fa.orch, tools=[fast_agent_tool(spec, executor=Executor())])
         task = asyncio.ensure_future(agent.send("go"))
         await asyncio.wait_for(started.wait(), 10)
         task.cancel()
@@ -266,12 +280,13 @@ def test_listing_plugins_does_not_import_fast_agent() -> None:
     import sys
 
     code = (
-        "import sys, agent_sdk\n"
-        "assert agent_sdk.get_integration('fast-agent').name == 'fast-agent'\n"
+        "import sys\n"
+        "from agent_sdk.integration import integrations\n"
+        "assert 'fast-agent' in [i.name for i in integrations()]\n"
         "assert [m for m in sys.modules if m.split('.')[0] == 'fast_agent'] == []\n"
         "import agent_sdk_fast_agent\n"
         "assert agent_sdk_fast_agent.conversation and 'fast_agent' not in sys.modules\n"
-        "agent_sdk_fast_agent.instrument\n"
+        "agent_sdk_fast_agent.orchestrate\n"
         "assert 'fast_agent' in sys.modules\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

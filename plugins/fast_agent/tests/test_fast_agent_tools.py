@@ -8,9 +8,12 @@ import pytest
 from fast_agent.tools.function_tool_loader import build_default_function_tool
 
 from agent_sdk import ConfigurationError, Decision, DeferredApproval, Executor, ToolSpec
+from agent_sdk.approval import ApprovalRequest
+from agent_sdk.hookspecs import hookimpl
+from agent_sdk.plugins import register_plugin, unregister_plugin
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.testing.contract import CountingPort, Recorder, error_of
-from agent_sdk_fast_agent import INTEGRATION, ToolGate, fast_agent_tool, instrument
+from agent_sdk_fast_agent import INTEGRATION, ToolGate, fast_agent_tool, orchestrate
 
 WEATHER = {
     "type": "object",
@@ -47,7 +50,7 @@ async def test_explicit_schema_is_advertised_and_the_spec_validates(app: Any) ->
         ToolCall("weather", {"town": "Rome"}, id="w3"),
     ]
     async with app({"orch": [Turn.call(*calls), Turn.say("done")]}) as fa:
-        agent = instrument(fa.orch, tools=[fast_agent_tool(spec)])
+        agent = orchestrate(fa.orch, tools=[fast_agent_tool(spec)])
         (listed,) = (await agent.list_tools()).tools
         assert listed.input_schema == WEATHER and listed.description == "Weather by city."
         await agent.send("go")
@@ -106,7 +109,7 @@ async def test_the_gate_asks_about_fast_agents_own_tools_and_denials_are_tool_er
     scripts = {"orch": [Turn.call(*calls), Turn.say("done")], "helper": [Turn.echo()]}
     async with app(scripts, options={"orch": {"agents": ["helper"]}}) as fa:
         fa.orch.add_tool(_native_weather())
-        agent = instrument(
+        agent = orchestrate(
             fa.orch, tools=[fast_agent_tool(rec.add_spec())], gate=INTEGRATION.bind_approval(port)
         )
         assert await agent.send("go") == "done", "denials must not end the turn"
@@ -126,7 +129,7 @@ async def test_the_gate_reports_pending_and_edited_approvals(app: Any) -> None:
     calls = [ToolCall("local_weather", {"city": "Paris"}, id="d1")]
     async with app({"orch": [Turn.call(*calls), Turn.say("done")]}) as fa:
         fa.orch.add_tool(_native_weather())
-        instrument(fa.orch, gate=ToolGate(deferred, confirm={"local_weather"}))
+        orchestrate(fa.orch, gate=ToolGate(deferred, confirm={"local_weather"}))
         await fa.orch.send("go")
         text, is_error = results(fa.orch)["d1"]
     assert is_error and "approval required: apr_" in text
@@ -135,7 +138,7 @@ async def test_the_gate_reports_pending_and_edited_approvals(app: Any) -> None:
     editing = CountingPort(Decision(True, arguments={"city": "Rome"}))
     async with app({"orch": [Turn.call(*calls), Turn.say("done")]}) as fa:
         fa.orch.add_tool(_native_weather())
-        instrument(
+        orchestrate(
             fa.orch, gate=ToolGate(editing, confirm=lambda name, args: name == "local_weather")
         )
         await fa.orch.send("go")
@@ -152,25 +155,48 @@ async def test_a_failing_reviewer_denies(app: Any) -> None:
         {"orch": [Turn.call(ToolCall("local_weather", {"city": "X"}, id="f1")), Turn.say("done")]}
     ) as fa:
         fa.orch.add_tool(_native_weather())
-        instrument(fa.orch, gate=ToolGate(Broken()))
+        orchestrate(fa.orch, gate=ToolGate(Broken()))
         await fa.orch.send("go")
         text, is_error = results(fa.orch)["f1"]
     assert is_error and error_of(text)["kind"] == "approval-denied" and "reviewer offline" in text  # type: ignore[index]
 
 
-def test_gate_and_instrument_configuration_errors() -> None:
+def test_gate_and_orchestrate_configuration_errors() -> None:
     with pytest.raises(ConfigurationError):
         ToolGate(object())  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError):
-        instrument(object(), gate=CountingPort())  # type: ignore[arg-type]
+        orchestrate(object(), gate=CountingPort())  # type: ignore[arg-type]
 
 
 async def test_non_object_arguments_are_answered_for_our_tools_only(app: Any) -> None:
     rec = Recorder()
     calls = [ToolCall("add", "[1, 2]", id="r1"), ToolCall("add", {"a": 2, "b": 2}, id="r2")]
     async with app({"orch": [Turn.call(*calls), Turn.say("done")]}) as fa:
-        agent = instrument(fa.orch, tools=[fast_agent_tool(rec.add_spec(), executor=Executor())])
+        agent = orchestrate(fa.orch, tools=[fast_agent_tool(rec.add_spec(), executor=Executor())])
         await agent.send("go")
         out = results(agent)
     assert error_of(out["r1"][0])["kind"] == "tool-args-invalid" and out["r1"][1]  # type: ignore[index]
     assert out["r2"] == ("4", False) and rec.calls == [{"a": 2, "b": 2}]
+
+
+class _DenyWeather:
+    @hookimpl
+    def agent_sdk_approval_policy(self, request: ApprovalRequest) -> bool | None:
+        return False if request.tool == "local_weather" else None
+
+
+async def test_the_gate_asks_the_approval_policies_first(app: Any) -> None:
+    port = CountingPort(True)
+    policy = _DenyWeather()
+    register_plugin(policy, name="deny-weather")
+    try:
+        async with app(
+            {"orch": [Turn.call(ToolCall("local_weather", {"city": "X"}, id="p1")), Turn.say("ok")]}
+        ) as fa:
+            fa.orch.add_tool(_native_weather())
+            orchestrate(fa.orch, gate=INTEGRATION.bind_approval(port))
+            await fa.orch.send("go")
+            text, is_error = results(fa.orch)["p1"]
+    finally:
+        unregister_plugin(policy)
+    assert is_error and "denied by an approval policy" in text and port.requests == []

@@ -87,7 +87,7 @@ def test_one_tree_with_fast_agents_generate_spans(
 def test_each_top_level_run_without_a_scope_gets_its_own_root(
     found: dict[str, dict[str, Any]],
 ) -> None:
-    """Without the user's run_scope, an instrumented agent opens one per generate (here
+    """Without the user's run_scope, an orchestrated agent opens one per generate (here
     under fast-agent's own app span, which covers the whole ``fast.run()``)."""
     spans = found["host"]["spans"]
     by_id = {s["id"]: s for s in spans}

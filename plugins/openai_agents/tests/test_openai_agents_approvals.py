@@ -215,3 +215,94 @@ def test_child_approvals_surface_in_the_parent_and_resume_the_child(tmp_path: Pa
     assert ledger.paid == [{"amount": 40, "to": "zed"}]
     assert outputs(result)[call.id] == "child paid"
     assert result.final_output == "all done"
+
+
+def native_wipe(ran: list[str]) -> Any:
+    @function_tool
+    def wipe(target: str) -> str:
+        """Wipe a target."""
+        ran.append(target)
+        return "wiped"
+
+    return wipe
+
+
+def test_native_approval_decides_as_the_core_does() -> None:
+    # An approval that repeats the arguments is a plain approval (0.1 paused it); one that
+    # changes them is a denial (edited approvals cannot be applied), as for every confirm call.
+    ran: list[str] = []
+    wipe = native_wipe(ran)
+
+    def reviewer(req: Any) -> Decision:
+        if req.arguments["target"] == "tmp":
+            return Decision(True, arguments=dict(req.arguments))
+        return Decision(True, arguments={"target": "tmp"})
+
+    native = INTEGRATION.bind_approval(CallbackApproval(reviewer))
+    wipe.needs_approval = native
+    same, edited = ToolCall("wipe", {"target": "tmp"}), ToolCall("wipe", {"target": "prod"})
+    result = asyncio.run(
+        Runner.run(
+            agent_with([wipe], [Turn.call(same, edited), Turn.say("done")]), "go", run_config=RC
+        )
+    )
+    assert ran == ["tmp"] and native.refusal(same.id) is None
+    assert [i.call_id for i in result.interruptions] == [edited.id]
+    refusal = native.refusal(edited.id)
+    assert refusal is not None and refusal.kind.value == "approval-denied"
+    assert "changed its arguments" in refusal.message
+
+    async def reject() -> Any:
+        state = result.to_state()
+        for item in result.interruptions:
+            state.reject(item, rejection_message=native.refusal(item.call_id).to_model_text())
+        return await Runner.run(result.last_agent, state, run_config=RC)
+
+    after = asyncio.run(reject())
+    assert json.loads(outputs(after)[edited.id])["error"]["kind"] == "approval-denied"
+    assert ran == ["tmp"] and after.final_output == "done"
+
+
+def test_a_failing_port_pauses_a_native_call_as_denied_instead_of_crashing_the_run() -> None:
+    ran: list[str] = []
+    wipe = native_wipe(ran)
+
+    def broken(req: Any) -> bool:
+        raise OSError("reviewer service down")
+
+    native = INTEGRATION.bind_approval(CallbackApproval(broken))
+    wipe.needs_approval = native
+    call = ToolCall("wipe", {"target": "tmp"})
+    result = asyncio.run(
+        Runner.run(agent_with([wipe], [Turn.call(call), Turn.say("done")]), "go", run_config=RC)
+    )
+    assert [i.call_id for i in result.interruptions] == [call.id] and ran == []
+    refusal = native.refusal(call.id)
+    assert refusal is not None and refusal.kind.value == "approval-denied"
+    assert "reviewer service down" in refusal.message
+
+
+def test_a_pending_native_call_pauses_with_its_approval_id(tmp_path: Path) -> None:
+    ran: list[str] = []
+    wipe = native_wipe(ran)
+    port = DeferredApproval(tmp_path / "a.db")
+    native = INTEGRATION.bind_approval(port)
+    wipe.needs_approval = native
+    call = ToolCall("wipe", {"target": "prod"})
+    agent = agent_with([wipe], [Turn.call(call), Turn.say("done")])
+    result = asyncio.run(Runner.run(agent, "go", run_config=RC))
+    [entry] = port.pending()
+    refusal = native.refusal(call.id)
+    assert refusal is not None and refusal.approval_id == entry.id
+    assert entry.tool == "wipe" and entry.arguments == {"target": "prod"}
+
+    port.resolve(entry.id, approved=True)
+
+    async def resume() -> Any:
+        state = result.to_state()
+        for item in result.interruptions:
+            state.approve(item)
+        return await Runner.run(agent, state, run_config=RC)
+
+    after = asyncio.run(resume())
+    assert ran == ["prod"] and after.final_output == "done"

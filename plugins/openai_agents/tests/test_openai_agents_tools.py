@@ -4,8 +4,7 @@ error signals, concurrency settings, plugin registration and version checks."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import time
+import contextlib
 from typing import Any
 
 import pytest
@@ -24,7 +23,9 @@ from agent_sdk import (
     IntegrationError,
     ToolSpec,
     get_integration,
+    tool_error,
 )
+from agent_sdk.integration import Requirement
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk_openai_agents import (
     ERROR_DATA_KEY,
@@ -32,8 +33,8 @@ from agent_sdk_openai_agents import (
     NativeApproval,
     openai_agents_tool,
     openai_agents_tools,
-    tool_error,
 )
+from agent_sdk_openai_agents._integration import OpenAIAgentsIntegration
 from agent_sdk_openai_agents.testing import ScriptedModel
 
 
@@ -156,22 +157,34 @@ def test_a_failed_call_sets_the_sdk_function_span_error() -> None:
     assert fn[0].error["data"]["kind"] == "tool-failed"
 
 
-@pytest.mark.parametrize("limit,serial", [(None, False), (1, True)])
-def test_max_function_tool_concurrency_is_kept(limit: int | None, serial: bool) -> None:
+@pytest.mark.parametrize("limit,most", [(None, 3), (1, 1)])
+def test_max_function_tool_concurrency_is_kept(limit: int | None, most: int) -> None:
+    running = [0]
+    peak = [0]
+    all_in = asyncio.Event()
+
     async def nap(label: str) -> str:
-        await asyncio.sleep(0.3)
-        return label
+        running[0] += 1
+        peak[0] = max(peak[0], running[0])
+        if running[0] == 3:
+            all_in.set()
+        try:
+            # Unlimited: each call waits until all three run at once. Limited: one at a time
+            # (a short wait each, ended by the timeout since the others cannot start).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(all_in.wait(), 0.2 if limit else 30)
+            return label
+        finally:
+            running[0] -= 1
 
     tool = openai_agents_tool(spec_of(nap, name="nap", label={"type": "string"}))
     calls = [ToolCall("nap", {"label": f"n{i}"}) for i in range(3)]
-    t0 = time.monotonic()
     run(
         [tool],
         [Turn.call(*calls), Turn.say("done")],
         tool_execution=ToolExecutionConfig(max_function_tool_concurrency=limit),
     )
-    wall = time.monotonic() - t0
-    assert (wall >= 0.85) if serial else (wall < 0.8), wall
+    assert peak[0] == most
 
 
 def test_tools_from_a_registry_share_one_executor() -> None:
@@ -212,12 +225,16 @@ def test_the_plugin_is_found_through_its_entry_point() -> None:
 def test_a_framework_outside_the_supported_range_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agent_sdk_openai_agents import _api
-
-    monkeypatch.setattr(
-        _api, "INTEGRATION", dataclasses.replace(INTEGRATION, supported=">=0.25,<0.26")
-    )
+    newer = OpenAIAgentsIntegration(requires=Requirement("openai-agents", ">=0.25,<0.26"))
+    monkeypatch.setattr(plugin, "INTEGRATION", newer)
     with pytest.raises(IntegrationError, match=r"0\.25"):
         plugin.openai_agents_tool(spec_of(lambda: "x"))
     with pytest.raises(IntegrationError):
         plugin.openai_agents_agent_tool(Agent(name="a"))
+
+
+def test_a_framework_without_a_symbol_we_read_is_refused() -> None:
+    gone = Requirement("openai-agents", ">=0.24,<0.25", symbols=("agents:FunctionTool.gone",))
+    with pytest.raises(IntegrationError, match=r"FunctionTool\.gone"):
+        OpenAIAgentsIntegration(requires=gone).tool(spec_of(lambda: "x"))
+    assert INTEGRATION.check() == "0.24.0"

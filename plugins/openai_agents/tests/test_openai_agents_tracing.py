@@ -55,7 +55,7 @@ def hierarchy() -> tuple[Agent[Any], ToolCall]:
     return parent, call
 
 
-def test_sdk_spans_join_our_tree(otel: Any) -> None:
+def test_sdk_spans_join_our_tree(spans: Any) -> None:
     bridge = instrument()
     try:
         parent, _ = hierarchy()
@@ -67,10 +67,10 @@ def test_sdk_spans_join_our_tree(otel: Any) -> None:
         asyncio.run(main())
     finally:
         bridge.uninstrument()
-    spans = otel.get_finished_spans()
-    by_id = {s.context.span_id: s for s in spans}
-    names = [s.name for s in spans]
-    assert len({s.context.trace_id for s in spans}) == 1, "one run, one trace"
+    finished = spans.get_finished_spans()
+    by_id = {s.context.span_id: s for s in finished}
+    names = [s.name for s in finished]
+    assert len({s.context.trace_id for s in finished}) == 1, "one run, one trace"
     # mapped: workflow, agent, turn, generation; dropped: task, our tools' function spans,
     # the child's agent span (our invoke_agent stands for it)
     assert names.count("invoke_workflow review") == 2  # run_scope root + the SDK trace
@@ -79,7 +79,7 @@ def test_sdk_spans_join_our_tree(otel: Any) -> None:
     assert names.count("chat boss-model") == 2 and names.count("chat child-model") == 2
     assert not any(n.startswith("task") for n in names)
 
-    [leaf] = [s for s in spans if s.name == "execute_tool add"]
+    [leaf] = [s for s in finished if s.name == "execute_tool add"]
     assert leaf.attributes[sc.PATH] == "analyst/add" and leaf.attributes[sc.RUN_ID] == "run-1"
     chain = ancestors(leaf, by_id)
     assert chain[:4] == ["turn 1", "invoke_agent analyst", "execute_tool analyst", "turn 1"], chain
@@ -88,11 +88,11 @@ def test_sdk_spans_join_our_tree(otel: Any) -> None:
     )
     [child_chat] = [
         s
-        for s in spans
+        for s in finished
         if s.name == "chat child-model" and s.attributes.get(sc.GEN_AI_USAGE_INPUT_TOKENS)
     ][:1]
     assert "invoke_agent analyst" in ancestors(child_chat, by_id)
-    bridged = [s for s in spans if s.attributes and "openai_agents.span_id" in s.attributes]
+    bridged = [s for s in finished if s.attributes and "openai_agents.span_id" in s.attributes]
     assert bridged, "bridged spans keep the SDK ids as attributes"
     for s in bridged:
         assert format(s.context.span_id, "016x") not in s.attributes["openai_agents.span_id"], (
@@ -100,7 +100,7 @@ def test_sdk_spans_join_our_tree(otel: Any) -> None:
         )
 
 
-def test_native_function_spans_are_mapped_and_errors_marked(otel: Any) -> None:
+def test_native_function_spans_are_mapped_and_errors_marked(spans: Any) -> None:
     from agents import function_tool
 
     @function_tool(failure_error_function=None)
@@ -118,10 +118,10 @@ def test_native_function_spans_are_mapped_and_errors_marked(otel: Any) -> None:
         asyncio.run(Runner.run(agent, "go", run_config=RC))
     finally:
         bridge.uninstrument()
-    [fn] = [s for s in otel.get_finished_spans() if s.name == "execute_tool shout"]
+    [fn] = [s for s in spans.get_finished_spans() if s.name == "execute_tool shout"]
     assert fn.attributes[sc.GEN_AI_TOOL_NAME] == "shout"
     assert "turn 1" in [
-        s.name for s in otel.get_finished_spans() if s.context.span_id == fn.parent.span_id
+        s.name for s in spans.get_finished_spans() if s.context.span_id == fn.parent.span_id
     ]
 
 
@@ -143,14 +143,14 @@ def processors() -> tuple[Any, ...]:
     return tuple(get_trace_provider()._multi_processor._processors)  # type: ignore[attr-defined]
 
 
-def test_instrument_keeps_the_users_processors_unless_asked(otel: Any) -> None:
+def test_instrument_keeps_the_users_processors_unless_asked(spans: Any) -> None:
     user = Counting()
     add_trace_processor(user)
     bridge = instrument()
     assert processors() == (user, bridge)
     agent = Agent(name="a", model=ScriptedModel([Turn.say("hi")]))
     asyncio.run(Runner.run(agent, "go", run_config=RC))
-    assert user.spans > 0 and otel.get_finished_spans()
+    assert user.spans > 0 and spans.get_finished_spans()
     bridge.uninstrument()
     assert processors() == (user,)
 
@@ -163,7 +163,7 @@ def test_instrument_keeps_the_users_processors_unless_asked(otel: Any) -> None:
     assert processors() == (user,)
 
 
-def test_a_resumed_run_gets_a_fresh_root(otel: Any, tmp_path: Any) -> None:
+def test_a_resumed_run_gets_a_fresh_root(spans: Any, tmp_path: Any) -> None:
     from agent_sdk import DeferredApproval
 
     spec = add_spec()
@@ -189,11 +189,11 @@ def test_a_resumed_run_gets_a_fresh_root(otel: Any, tmp_path: Any) -> None:
     finally:
         bridge.uninstrument()
     assert result.final_output == "2"
-    spans = otel.get_finished_spans()
-    roots = [s for s in spans if s.name.startswith("invoke_workflow")]
+    finished = spans.get_finished_spans()
+    roots = [s for s in finished if s.name.startswith("invoke_workflow")]
     assert [r.name for r in roots] == ["invoke_workflow review", "invoke_workflow review (resumed)"]
-    by_id = {s.context.span_id: s for s in spans}
+    by_id = {s.context.span_id: s for s in finished}
     [tool_span] = [
-        s for s in spans if s.name == "execute_tool add" and s.attributes.get(sc.OUTCOME) == "ok"
+        s for s in finished if s.name == "execute_tool add" and s.attributes.get(sc.OUTCOME) == "ok"
     ]
     assert "invoke_workflow review (resumed)" in ancestors(tool_span, by_id)

@@ -9,7 +9,7 @@ import itertools
 import json
 import weakref
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 from fast_agent.agents.tool_runner import ToolRunnerHooks
 from fast_agent.agents.workflow.agents_as_tools_agent import HistoryMergeTarget, HistorySource
@@ -17,17 +17,17 @@ from fast_agent.mcp.prompt import Prompt
 from opentelemetry import trace
 from pydantic import BaseModel
 
-from agent_sdk import (
+from agent_sdk.integration import (
     AgentResponse,
-    ApprovalPort,
     CallContext,
     ConfigurationError,
-    Executor,
+    HistoryMode,
     Message,
+    ReturnMode,
+    ToolSpec,
     Usage,
     agent_tool,
 )
-from agent_sdk.extraction import ReturnMode
 
 from ._context import (
     Conversation,
@@ -36,17 +36,14 @@ from ._context import (
     new_conversation_id,
     use_conversation,
 )
-from ._runs import display_scope, install_hooks, stop_check
-from ._tools import AgentSDKTool, _check_framework, build_tool
+from ._runs import chain, display_scope, install_hooks, stop_check
 
-HistoryMode = Literal["scratch", "fork", "fork_and_merge"]
-
-# Our history modes on fast-agent 0.10's Agents-as-Tools settings (history_source,
+# The core's history modes on fast-agent 0.10's Agents-as-Tools settings (history_source,
 # history_merge_target); "child" is the template agent the clones are made from.
-HISTORY_MODES: dict[str, tuple[HistorySource, HistoryMergeTarget]] = {
-    "scratch": (HistorySource.NONE, HistoryMergeTarget.NONE),
+_HISTORY: dict[HistoryMode, tuple[HistorySource, HistoryMergeTarget]] = {
+    "fresh": (HistorySource.NONE, HistoryMergeTarget.NONE),
     "fork": (HistorySource.CHILD, HistoryMergeTarget.NONE),
-    "fork_and_merge": (HistorySource.CHILD, HistoryMergeTarget.CHILD),
+    "shared": (HistorySource.CHILD, HistoryMergeTarget.CHILD),
 }
 
 _instances: weakref.WeakKeyDictionary[Any, itertools.count[int]] = weakref.WeakKeyDictionary()
@@ -114,73 +111,37 @@ def _usage(clone: Any, meter: _Meter) -> Usage:
     )
 
 
-def fast_agent_agent_tool(
+def agent_spec(
     agent: Any,
     *,
-    name: str | None = None,
-    description: str | None = None,
-    return_mode: ReturnMode = "last",
-    timeout: float | None = None,
-    history: HistoryMode = "scratch",
-    input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
-    output_model: type[BaseModel] | None = None,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
-    confirm: bool | Callable[[BaseModel], bool] = False,
-    display: bool = False,
-) -> AgentSDKTool:
-    """A fast-agent agent as a tool for another agent (add it with ``add_tool``/``instrument``).
+    name: str,
+    description: str,
+    return_mode: ReturnMode,
+    history: HistoryMode,
+    timeout: float | None,
+    input_schema: type[BaseModel] | Mapping[str, Any] | None,
+    output_model: type[BaseModel] | None,
+    confirm: bool | Callable[[BaseModel], bool],
+    display: bool,
+    provider: str,
+) -> ToolSpec:
+    """The ToolSpec of ``fast_agent_agent_tool``: each call runs a fresh detached clone of
+    ``agent`` (the template, or a function returning it) on its own conversation.
 
-    ``agent`` is the template: each call runs a fresh detached clone of it
-    (``spawn_detached_instance``, named ``<agent>[n]``) on its own conversation, so parallel
-    calls never share history. ``agent`` may also be a function returning the agent (agents
-    of a ``FastAgent`` app exist only inside ``fast.run()``); then give ``name``.
-
-    - ``history``: ``scratch`` (empty history, default), ``fork`` (starts from the template's
-      history) or ``fork_and_merge`` (and appends its new messages to the template's), as
-      fast-agent's history_source/history_merge_target none/none, child/none, child/child.
-    - ``return_mode``: ``last``, ``all``, ``json`` or a function of the AgentResponse;
-      ``output_model`` makes the child answer with fast-agent's ``structured()`` (for json).
-    - ``timeout``: seconds; the child runs in its own task and a late child gives kind
-      ``tool-timeout`` (fast-agent's own ``child_timeout_sec`` leaks CancelledError in 0.10).
-    - depth, recursion, budget and max_parallel come from the active ``run_scope``'s limits.
-
-    The clone's usage is merged into the template (as fast-agent does) and charged to the
-    run's cost report and model-call budget.
+    ``history`` maps onto fast-agent's Agents-as-Tools settings (history_source,
+    history_merge_target): fresh none/none, fork child/none, shared child/child.
+    ``output_model`` makes the child answer with fast-agent's ``structured_schema``.
     """
-    _check_framework()
-    if history not in HISTORY_MODES:
-        raise ConfigurationError(
-            f"history must be one of {', '.join(HISTORY_MODES)}, not {history!r}"
-        )
     if output_model is not None and not (
         isinstance(output_model, type) and issubclass(output_model, BaseModel)
     ):
         raise ConfigurationError("output_model must be a pydantic BaseModel subclass")
-    if callable(agent) and not hasattr(agent, "spawn_detached_instance"):
-        resolve: Callable[[], Any] = agent
-        if not name:
-            raise ConfigurationError("give name= when agent is a function returning the agent")
-        tool_name = name
-        tool_description = description or f"Send a request to the {name} agent."
-    else:
-        if not hasattr(agent, "spawn_detached_instance"):
-            raise ConfigurationError(
-                f"{type(agent).__name__} is not a fast-agent agent (no spawn_detached_instance)"
-            )
-
-        def resolve() -> Any:
-            return agent
-
-        tool_name = name or agent.name
-        config = getattr(agent, "config", None)
-        tool_description = (
-            description
-            or getattr(config, "description", None)
-            or getattr(agent, "instruction", None)
-            or f"Send a request to the {tool_name} agent."
-        )
-    source, target = HISTORY_MODES[history]
+    # A function returning the agent is called per call: agents of a FastAgent app exist
+    # only inside fast.run().
+    resolve: Callable[[], Any] = (
+        agent if not hasattr(agent, "spawn_detached_instance") else lambda: agent
+    )
+    source, target = _HISTORY[history]
 
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         template = resolve()
@@ -191,7 +152,7 @@ def fast_agent_agent_tool(
             clone.load_message_history(base)
             meter = _Meter(clone)
             install_hooks(
-                clone, ToolRunnerHooks(before_llm_call=_both(stop_check, meter.before_llm_call))
+                clone, ToolRunnerHooks(before_llm_call=chain(stop_check, meter.before_llm_call))
             )
             parent = current_conversation()
             conv = Conversation(
@@ -236,22 +197,13 @@ def fast_agent_agent_tool(
             with contextlib.suppress(Exception):
                 await asyncio.shield(clone.shutdown())
 
-    spec = agent_tool(
+    return agent_tool(
         invoke,
-        name=tool_name,
-        description=tool_description,
+        name=name,
+        description=description,
         input_schema=input_schema,
         return_mode=return_mode,
         timeout=timeout,
-        provider="fast-agent",
+        provider=provider,
         confirm=confirm,
     )
-    return build_tool(spec, executor=executor, approval=approval)
-
-
-def _both(first: Callable[..., Any], second: Callable[..., Any]) -> Callable[..., Any]:
-    async def run(runner: Any, payload: Any) -> None:
-        await first(runner, payload)
-        await second(runner, payload)
-
-    return run

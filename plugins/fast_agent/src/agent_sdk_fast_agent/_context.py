@@ -9,8 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_sdk import CallContext, HierarchyLimitError, bind_call
-from agent_sdk.context import new_id
+from agent_sdk.integration import CallContext, HierarchyLimitError, bind_call, new_id
 
 
 @dataclass
@@ -43,7 +42,7 @@ def new_conversation_id() -> str:
 
 
 def current_conversation() -> Conversation | None:
-    """The conversation the code runs in (set by an instrumented agent, or ``conversation``)."""
+    """The conversation the code runs in (set by an orchestrated agent, or ``conversation``)."""
     return _conversation.get()
 
 
@@ -60,7 +59,7 @@ def use_conversation(conv: Conversation | None) -> Iterator[Conversation | None]
 def conversation(conversation_id: str | None = None) -> Iterator[Conversation]:
     """Name the conversation of the agent runs inside the block.
 
-    fast-agent has no run or conversation id. An instrumented agent mints one per top-level
+    fast-agent has no run or conversation id. An orchestrated agent mints one per top-level
     ``generate``/``send``; use this to choose it instead (for example a fast-agent session
     id) or to read it: ``with conversation() as conv: await agent.send(...)``, then
     ``conv.id``. Without an active ``run_scope`` the id is also the run id.

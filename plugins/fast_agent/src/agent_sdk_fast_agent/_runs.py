@@ -1,10 +1,10 @@
-"""Agent instrumentation: one run per top-level generate, budget stops, the turn-level gate."""
+"""Orchestrators: one run per top-level generate, budget stops, the turn-level gate."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -12,27 +12,20 @@ from typing import Any
 from fast_agent.agents.tool_result_channels import build_tool_result_message
 from fast_agent.agents.tool_runner import ToolRunnerHooks
 from fast_agent.ui.display_suppression import suppress_interactive_display
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
-from agent_sdk import (
-    ApprovalPort,
+from agent_sdk.integration import (
     ConfigurationError,
-    ErrorKind,
     HierarchyLimits,
-    ToolError,
     current_context,
     current_run,
     run_scope,
 )
-from agent_sdk.approval import ApprovalRequest
-from agent_sdk.approval.gate import decision_error
-from agent_sdk.redaction import safe_message
-from agent_sdk.run import note_pending_approval
 
+from ._approval import ToolGate
 from ._context import (
     Conversation,
     RunControl,
-    bind_tool_call,
     current_conversation,
     new_conversation_id,
     use_conversation,
@@ -53,7 +46,7 @@ async def stop_check(runner: Any, messages: Any) -> None:
         raise conv.control.stop
 
 
-def _chain(first: Hook | None, second: Hook | None) -> Hook | None:
+def chain(first: Hook | None, second: Hook | None) -> Hook | None:
     if first is None:
         return second
     if second is None:
@@ -72,11 +65,11 @@ def merge_hooks(existing: ToolRunnerHooks | None, ours: ToolRunnerHooks) -> Tool
     if existing is None:
         return ours
     return ToolRunnerHooks(
-        before_llm_call=_chain(ours.before_llm_call, existing.before_llm_call),
-        after_llm_call=_chain(ours.after_llm_call, existing.after_llm_call),
-        before_tool_call=_chain(ours.before_tool_call, existing.before_tool_call),
-        after_tool_call=_chain(ours.after_tool_call, existing.after_tool_call),
-        after_turn_complete=_chain(ours.after_turn_complete, existing.after_turn_complete),
+        before_llm_call=chain(ours.before_llm_call, existing.before_llm_call),
+        after_llm_call=chain(ours.after_llm_call, existing.after_llm_call),
+        before_tool_call=chain(ours.before_tool_call, existing.before_tool_call),
+        after_tool_call=chain(ours.after_tool_call, existing.after_tool_call),
+        after_turn_complete=chain(ours.after_turn_complete, existing.after_turn_complete),
     )
 
 
@@ -93,75 +86,6 @@ def display_scope(display: bool) -> AbstractContextManager[Any]:
     return nullcontext() if display else suppress_interactive_display()
 
 
-# -- the turn-level gate for fast-agent's own tools ----------------------------------------
-ConfirmNative = bool | Collection[str] | Callable[[str, Mapping[str, Any]], bool]
-
-
-class ToolGate:
-    """fast-agent-native approval (``INTEGRATION.bind_approval(port)``): asks ``port`` about
-    calls to tools agent-sdk does not run itself (MCP server tools, ``agent__child`` tools of
-    fast-agent's Agents-as-Tools, plain function tools) before a turn's tools run.
-
-    It sits in the agent's ``run_tools``, the one place every call of a turn passes (child
-    agent calls bypass ``call_tool``); a denied or pending call becomes an ``is_error`` tool
-    result and the turn goes on. agent-sdk tools are gated by their own ``approval=``.
-    ``confirm`` says which calls need approval: True (all), a set of tool names, or a
-    predicate ``(name, arguments) -> bool``.
-    """
-
-    def __init__(self, port: ApprovalPort, *, confirm: ConfirmNative = True) -> None:
-        if not hasattr(port, "request"):
-            raise ConfigurationError("ToolGate needs an ApprovalPort (an object with request())")
-        if not (isinstance(confirm, (bool, Collection)) or callable(confirm)):
-            raise ConfigurationError("confirm must be a bool, a set of tool names or a predicate")
-        self.port = port
-        self.confirm = confirm
-
-    def needs_approval(self, name: str, arguments: Mapping[str, Any]) -> bool:
-        if isinstance(self.confirm, bool):
-            return self.confirm
-        if callable(self.confirm):
-            try:
-                return bool(self.confirm(name, arguments))
-            except Exception:
-                return True  # a failing rule must not let the call through
-        return name in self.confirm
-
-    async def check(
-        self, name: str, arguments: Mapping[str, Any], tool_use_id: str | None
-    ) -> CallToolResult | None:
-        """None when the call may run, else the is_error result the model sees."""
-        if not self.needs_approval(name, arguments):
-            return None
-        ctx = bind_tool_call(tool_use_id)
-        args = dict(arguments)
-        try:
-            decision = await self.port.request(
-                name,
-                args,
-                call_id=ctx.call_id,
-                run_id=ctx.run_id,
-                thread_id=ctx.thread_id,
-                path=ctx.path,
-            )
-        except Exception as exc:
-            return _error(
-                ErrorKind.APPROVAL_DENIED, f"approval of tool '{name}' failed: {safe_message(exc)}"
-            )
-        request = ApprovalRequest(name, args, ctx.call_id, ctx.run_id, ctx.thread_id, ctx.path)
-        error = decision_error(name, request, decision)
-        if error is None:
-            return None
-        if error.approval_id is not None:
-            note_pending_approval(error.approval_id)
-        return _error(error.kind, error.message)
-
-
-def _error(kind: ErrorKind, message: str) -> CallToolResult:
-    text = ToolError(kind, message).to_model_text()
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
-
-
 def _as_call_result(result: Any) -> CallToolResult:
     return CallToolResult(
         content=result.content,
@@ -170,7 +94,7 @@ def _as_call_result(result: Any) -> CallToolResult:
     )
 
 
-# -- instrumentation -----------------------------------------------------------------------
+# -- orchestrators ---------------------------------------------------------------------------
 @dataclass
 class _AgentState:
     limits: HierarchyLimits | None
@@ -178,7 +102,7 @@ class _AgentState:
     display: bool
 
 
-def instrument(
+def orchestrate(
     agent: Any,
     *,
     tools: Iterable[Any] = (),
@@ -187,6 +111,7 @@ def instrument(
     display: bool = False,
 ) -> Any:
     """Make a fast-agent agent a well-behaved agent-sdk orchestrator; returns the agent.
+    (Called ``instrument`` before 0.2; that name still works and warns.)
 
     - adds ``tools`` (``fast_agent_tool``/``fast_agent_agent_tool`` results) to the agent;
     - every top-level ``generate``/``send``/``structured[_schema]`` is one conversation with a
@@ -207,15 +132,15 @@ def instrument(
         raise ConfigurationError("limits must be agent_sdk.HierarchyLimits")
     state: _AgentState | None = agent.__dict__.get(_STATE)
     if state is None:
+        if not install_hooks(agent, ToolRunnerHooks(before_llm_call=stop_check)):
+            raise ConfigurationError(
+                f"{type(agent).__name__} has no tool loop hooks; orchestrate a fast-agent "
+                "tool-calling agent (McpAgent, ToolAgent, AgentsAsToolsAgent)"
+            )
         state = _AgentState(limits, gate, display)
         agent.__dict__[_STATE] = state
         _wrap_runs(agent, state)
         agent.run_tools = _wrap_run_tools(agent, agent.run_tools, state)
-        if not install_hooks(agent, ToolRunnerHooks(before_llm_call=stop_check)):
-            raise ConfigurationError(
-                f"{type(agent).__name__} has no tool loop hooks; instrument a fast-agent "
-                "tool-calling agent (McpAgent, ToolAgent, AgentsAsToolsAgent)"
-            )
     else:
         state.limits = limits if limits is not None else state.limits
         state.gate = gate if gate is not None else state.gate

@@ -32,14 +32,12 @@ from fast_agent.types.llm_stop_reason import LlmStopReason
 from mcp import CallToolRequest
 from mcp_types import CallToolRequestParams
 
-from agent_sdk import ApprovalPort, Executor, ToolSpec
-from agent_sdk.extraction import ReturnMode
-from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
+from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
+from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
 
-from ._agents import fast_agent_agent_tool
+from . import fast_agent_agent_tool, fast_agent_tool
 from ._context import conversation
-from ._runs import instrument
-from ._tools import fast_agent_tool, tool_exception
+from ._runs import orchestrate
 
 SCRIPTED_MODEL = "fast-agent.agent-sdk-scripted"
 ORCHESTRATOR = "orchestrator"
@@ -217,7 +215,7 @@ class FastAgentHarness(Harness):
                         for tool in child.agent.tools:
                             template: Any = app[child.internal]
                             template.add_tool(tool)
-                    orchestrator = instrument(app[ORCHESTRATOR], tools=tools)
+                    orchestrator = orchestrate(app[ORCHESTRATOR], tools=tools)
                     with conversation() as conv:
                         reply = await orchestrator.generate("start")
                     return _result(orchestrator, reply, conv.id)
@@ -243,7 +241,9 @@ def _result(agent: Any, reply: Any, conversation_id: str) -> RunResult:
             results.append(
                 SeenResult(call_id, names.get(call_id), _text(result), bool(result.is_error))
             )
-    exceptions = [e for r in results if r.call_id and (e := tool_exception(r.call_id)) is not None]
+    # The executor keeps the error of every failed call (its cause: the handler's exception).
+    errors = [e for r in results if r.is_error and (e := tool_error(r.call_id)) is not None]
+    exceptions: list[BaseException] = [e.cause or e for e in errors]
     final = _text(reply) if reply.role == "assistant" else None
     return RunResult(
         results=results,

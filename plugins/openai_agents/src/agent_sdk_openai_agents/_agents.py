@@ -22,17 +22,16 @@ from agents.run_config import CallModelData, ModelInputData
 from agents.run_state import RunState
 from pydantic import BaseModel
 
-from agent_sdk import (
+from agent_sdk.integration import (
     AgentResponse,
     CallContext,
-    ConfigurationError,
-    Executor,
     Message,
+    ReturnMode,
+    ToolSpec,
     Usage,
     agent_tool,
 )
-from agent_sdk.extraction import ReturnMode
-from agent_sdk_openai_agents._tools import build_tool, current_tool_context, pending_error
+from agent_sdk_openai_agents._tools import current_tool_context, mark_agent_spec, pending_error
 
 _APPROVAL_ID = re.compile(r"\bapr_[0-9a-f]+\b")
 
@@ -139,24 +138,20 @@ def _usage_of(result: Any, before: Any = None) -> Usage:
     return Usage(input_tokens=tokens_in, output_tokens=tokens_out, model_calls=calls)
 
 
-def build_agent_tool(
+def agent_spec(
     agent: Agent[Any],
     *,
-    name: str | None = None,
-    description: str | None = None,
-    return_mode: ReturnMode = "last",
-    timeout: float | None = None,
-    input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
-    max_turns: int | None = None,
-    run_config: RunConfig | None = None,
-    executor: Executor | None = None,
-) -> Any:
-    if not isinstance(agent, Agent):
-        raise ConfigurationError(
-            f"openai_agents_agent_tool needs an agents.Agent, got {type(agent).__name__}"
-        )
-    tool_name = name or _tool_name(agent.name)
-    tool_description = description or agent.handoff_description or f"Ask the {agent.name} agent."
+    name: str,
+    description: str,
+    return_mode: ReturnMode,
+    timeout: float | None,
+    input_schema: type[BaseModel] | Mapping[str, Any] | None,
+    max_turns: int | None,
+    run_config: RunConfig | None,
+    provider: str,
+) -> ToolSpec:
+    """The spec running ``agent`` as a sub-agent: a fresh clone per call, or the paused
+    child's own RunState when the host resumes it (``INTEGRATION.agent_spec``)."""
 
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         parent = current_tool_context.get()
@@ -208,26 +203,18 @@ def build_agent_tool(
 
     spec = agent_tool(
         invoke,
-        name=tool_name,
-        description=tool_description,
+        name=name,
+        description=description,
         input_schema=input_schema,
         return_mode=return_mode,
         timeout=timeout,
-        provider="openai",
+        provider=provider,
     )
-    tool = build_tool(spec, executor=executor)
-    # Let the SDK restore this tool's nested run state after a RunState round trip.
-    tool._is_agent_tool = True
-    tool._agent_instance = agent
-    return tool
+    mark_agent_spec(spec, agent)
+    return spec
 
 
 def _turns(max_turns: int | None) -> int:
     from agents.run import DEFAULT_MAX_TURNS
 
     return max_turns if max_turns is not None else DEFAULT_MAX_TURNS
-
-
-def _tool_name(agent_name: str) -> str:
-    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "_", agent_name.strip()).strip("_").lower()
-    return (cleaned or "agent")[:64]

@@ -1,52 +1,92 @@
-"""An agent-sdk approval port as the SDK's native ``needs_approval`` policy."""
+"""The SDK's native ``needs_approval`` policy for any FunctionTool, decided by the core's gate."""
 
 from __future__ import annotations
 
+import warnings
+from collections import OrderedDict
 from typing import Any
 
 from agents import RunContextWrapper
 from agents.tracing import get_current_span
 
-from agent_sdk import ApprovalPort, ConfigurationError, Decision
+from agent_sdk.integration import (
+    ApprovalGate,
+    ConfigurationError,
+    Decision,
+    ErrorKind,
+    Executor,
+    ToolError,
+)
 from agent_sdk_openai_agents._context import bind_tool_context
+from agent_sdk_openai_agents._tools import remember_pending
+
+_MAX_KEPT = 4096
+_warned: set[str] = set()
 
 
 class NativeApproval:
     """``needs_approval`` for any FunctionTool (``@function_tool``, ``Agent.as_tool`` ...),
-    decided by an agent-sdk port: ``INTEGRATION.bind_approval(port)``.
+    decided through an approval gate: ``INTEGRATION.bind_approval(port)``.
 
-    An approved call runs at once. A denied or pending call pauses the run with an SDK
-    interruption (a policy cannot reject on its own); the host then calls
-    ``state.approve(item)`` or ``state.reject(item)`` as usual, and ``decisions`` keeps what
-    the port said per call id. Tools exported with ``openai_agents_tool(spec,
-    approval=port)`` need none of this: a denial there reaches the model as an
-    ``approval-denied`` error and only pending calls pause.
+    The gate decides as it does for every confirm call (approval policies, then the port; a
+    port that fails or answers with other arguments denies). A call it lets through runs at
+    once. A call it refuses (denied or pending) pauses the run with an SDK interruption, since
+    an SDK policy can only answer "ask"; ``refusal(call_id)`` is the model-visible error, so
+    the host rejects with it (``state.reject(item, rejection_message=
+    approval.refusal(item.call_id).to_model_text())``) or approves the call in the SDK once
+    it is approved elsewhere. Tools exported with ``openai_agents_tool(spec, approval=port)``
+    need none of this: a denial there reaches the model as an ``approval-denied`` error and
+    only pending calls pause.
     """
 
-    def __init__(self, port: ApprovalPort, *, tool: str | None = None) -> None:
-        if not callable(getattr(port, "request", None)):
-            raise ConfigurationError("bind_approval needs an ApprovalPort (with .request)")
-        self.port = port
+    def __init__(self, gate: ApprovalGate | Any, *, tool: str | None = None) -> None:
+        if not isinstance(gate, ApprovalGate):
+            # 0.1 took the port itself: the same as INTEGRATION.bind_approval(port).
+            if not callable(getattr(gate, "request", None)):
+                raise ConfigurationError("bind_approval needs an ApprovalPort (with .request)")
+            gate = Executor().gate(gate)
+        self.gate = gate
         self.tool = tool
-        self.decisions: dict[str, Decision] = {}
+        self._refusals: OrderedDict[str, ToolError | None] = OrderedDict()
 
     async def __call__(
         self, run_ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
     ) -> bool:
         tool = self.tool or _tool_name()
         ctx = bind_tool_context(run_ctx, call_id)
-        decision = await self.port.request(
-            tool,
-            dict(params),
-            call_id=call_id,
-            run_id=ctx.run_id,
-            thread_id=ctx.thread_id,
-            path=ctx.path,
-        )
-        self.decisions[call_id] = decision
-        return not (
-            decision.approved and decision.pending_id is None and decision.arguments is None
-        )
+        error = await self.gate.check(tool, dict(params), ctx)
+        self._refusals[call_id] = error
+        self._refusals.move_to_end(call_id)
+        while len(self._refusals) > _MAX_KEPT:
+            self._refusals.popitem(last=False)
+        if error is not None and error.kind is ErrorKind.APPROVAL_PENDING:
+            remember_pending(call_id, error)
+        return error is not None
+
+    def refusal(self, call_id: str) -> ToolError | None:
+        """Why the call ``call_id`` was paused (``approval-denied`` or ``approval-pending``),
+        None for a call that was let through or never seen."""
+        return self._refusals.get(call_id)
+
+    @property
+    def decisions(self) -> dict[str, Decision]:
+        """Deprecated (0.1): what was decided per call id, as Decisions; use ``refusal``."""
+        if "decisions" not in _warned:
+            _warned.add("decisions")
+            warnings.warn(
+                "NativeApproval.decisions is deprecated; use NativeApproval.refusal(call_id)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        return {call_id: _as_decision(error) for call_id, error in self._refusals.items()}
+
+
+def _as_decision(error: ToolError | None) -> Decision:
+    if error is None:
+        return Decision.approve()
+    if error.approval_id is not None:
+        return Decision.pending(error.approval_id)
+    return Decision.deny(error.message)
 
 
 def _tool_name() -> str:

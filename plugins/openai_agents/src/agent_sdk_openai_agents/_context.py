@@ -16,7 +16,7 @@ from agents import RunContextWrapper
 from agents.tool_context import ToolContext
 from agents.tracing import gen_trace_id, get_current_trace
 
-from agent_sdk import CallContext, bind_call
+from agent_sdk.integration import CallContext, bind_call
 
 _NO_OP_IDS = frozenset({"no-op", ""})
 

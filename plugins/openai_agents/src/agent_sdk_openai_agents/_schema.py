@@ -19,7 +19,7 @@ from typing import Any
 from agents.exceptions import UserError
 from agents.strict_schema import ensure_strict_json_schema
 
-from agent_sdk import ConfigurationError
+from agent_sdk.integration import ConfigurationError
 
 
 class NotStrict(ConfigurationError):

@@ -6,31 +6,26 @@ import asyncio
 import contextlib
 import contextvars
 import threading
-from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from agents import FunctionTool, RunContextWrapper
+from agents import Agent, FunctionTool, RunContextWrapper
 from agents.tool import FunctionToolCustomDataContext
 from agents.tool_context import ToolContext
 from agents.tracing import SpanError, get_current_span
 
-from agent_sdk import (
+from agent_sdk.integration import (
     ApprovalGate,
-    ApprovalPort,
     ApprovalToken,
     CallContext,
-    ConfigurationError,
     DecidedApproval,
     ErrorKind,
     Executor,
     HierarchyLimitError,
-    Registry,
     ToolError,
     ToolSpec,
 )
-from agent_sdk.redaction import safe_message
 from agent_sdk_openai_agents import _tracing
 from agent_sdk_openai_agents._context import bind_tool_context
 from agent_sdk_openai_agents._schema import ExportedSchema, export_schema
@@ -56,11 +51,23 @@ def pending_error(call_id: str | None) -> ToolError | None:
         return _pending.get(call_id or "")
 
 
-def _remember_pending(call_id: str, error: ToolError) -> None:
+def remember_pending(call_id: str, error: ToolError) -> None:
     with _pending_lock:
         if len(_pending) > 4096:
             _pending.pop(next(iter(_pending)))
         _pending[call_id] = error
+
+
+# The agent behind each agent-tool spec (by id, dropped with the spec): its FunctionTool is
+# marked so the SDK can restore the nested run after a RunState round trip.
+_agents_of_specs: dict[int, Agent[Any]] = {}
+
+
+def mark_agent_spec(spec: ToolSpec, agent: Agent[Any]) -> None:
+    """Note that ``spec`` runs ``agent`` (``_agents.agent_spec``)."""
+    key = id(spec)
+    _agents_of_specs[key] = agent
+    weakref.finalize(spec, _agents_of_specs.pop, key, None)
 
 
 @dataclass
@@ -79,12 +86,12 @@ class _ToolRuntime:
         self,
         spec: ToolSpec,
         executor: Executor,
-        approval: ApprovalPort | None,
+        gate: ApprovalGate | None,
         exported: ExportedSchema,
     ) -> None:
         self.spec = spec
         self.executor = executor
-        self.gate = ApprovalGate(approval, authority=executor.authority) if approval else None
+        self.gate = gate
         self.exported = exported
         self._decisions: dict[tuple[int, str], _Decision] = {}
         self._lock = threading.Lock()
@@ -96,7 +103,8 @@ class _ToolRuntime:
     async def needs_approval(
         self, run_ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
     ) -> bool:
-        """The SDK-native policy: ask the port now; only a pending answer pauses the run."""
+        """The SDK-native policy: the gate decides now; only a pending answer pauses the run
+        (an approval or a refusal is replayed when the call runs)."""
         assert self.gate is not None
         arguments = self.exported.map_back_value(params)
         try:
@@ -109,18 +117,11 @@ class _ToolRuntime:
             decision.token = await self.gate.admit(self.spec, arguments, ctx)
         except HierarchyLimitError:
             raise
-        except ToolError as exc:
+        except ToolError as exc:  # a failing port is a denial too (the gate says so)
             if exc.kind is ErrorKind.APPROVAL_PENDING:
-                _remember_pending(call_id, exc)
+                remember_pending(call_id, exc)
                 return True
             decision.error = exc
-        except Exception as exc:  # a failing port must not crash the run
-            decision.error = ToolError(
-                ErrorKind.APPROVAL_DENIED,
-                f"tool '{self.spec.name}' could not be approved: {safe_message(exc)}",
-                tool=self.spec.name,
-                cause=exc,
-            )
         with self._lock:
             stale = self._decisions.pop(self._key(run_ctx, call_id), None)
             self._decisions[self._key(run_ctx, call_id)] = decision
@@ -158,9 +159,8 @@ class _ToolRuntime:
 
 def _mark_failed(tool_context: ToolContext[Any], error: ToolError) -> None:
     """Set the SDK's own error signals: the function span's error and the output item's
-    custom data (which keeps the original exception for the host)."""
+    custom data. (The executor keeps the exception for ``tool_error(call_id)``.)"""
     setattr(tool_context, _ERROR_ATTR, error)
-    _keep_failure(tool_context.tool_call_id, error)
     span = get_current_span()
     if span is not None:
         with contextlib.suppress(Exception):  # a span implementation that refuses errors
@@ -184,39 +184,16 @@ def _error_data(data: FunctionToolCustomDataContext) -> dict[str, Any] | None:
     return {ERROR_DATA_KEY: {"is_error": True, "kind": error.kind.value, "message": error.message}}
 
 
-_failures: OrderedDict[str, ToolError] = OrderedDict()
-_failures_lock = threading.Lock()
-_MAX_KEPT = 4096
-
-
-def _keep_failure(call_id: str, error: ToolError) -> None:
-    with _failures_lock:
-        _failures[call_id] = error
-        _failures.move_to_end(call_id)
-        while len(_failures) > _MAX_KEPT:
-            _failures.popitem(last=False)
-
-
-def tool_error(call_id: str | None) -> ToolError | None:
-    """The ToolError of a failed call (by the SDK's call id), with ``.cause`` holding the
-    handler's original exception; None for a call that did not fail here. The last
-    4096 failures of the process are kept."""
-    with _failures_lock:
-        return _failures.get(call_id or "")
-
-
 def build_tool(
     spec: ToolSpec,
     *,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
+    executor: Executor,
+    gate: ApprovalGate | None = None,
     strict: bool | None = None,
 ) -> FunctionTool:
-    """The FunctionTool for ``spec`` (no version check; see ``openai_agents_tool``)."""
-    if not isinstance(spec, ToolSpec):
-        raise ConfigurationError(f"openai_agents_tool needs a ToolSpec, got {type(spec).__name__}")
+    """The FunctionTool for ``spec`` (``INTEGRATION.export_tool``)."""
     exported = export_schema(spec.json_schema(), strict=strict)
-    runtime = _ToolRuntime(spec, executor or Executor(), approval, exported)
+    runtime = _ToolRuntime(spec, executor, gate, exported)
 
     # The first parameter must be annotated ToolContext: a RunContextWrapper annotation
     # makes the SDK pass a wrapper without tool_call_id.
@@ -235,11 +212,12 @@ def build_tool(
     ) -> bool:
         return await runtime.needs_approval(run_ctx, params, call_id)
 
+    agent = _agents_of_specs.get(id(spec))
     needs_approval: Any = False
-    if runtime.gate is not None and spec.confirm is not False:
+    if gate is not None and spec.confirm is not False:
         needs_approval = approval_policy
 
-    tool = FunctionTool(
+    return FunctionTool(
         name=spec.name,
         description=spec.description,
         params_json_schema=exported.params,
@@ -247,27 +225,6 @@ def build_tool(
         strict_json_schema=exported.strict,
         needs_approval=needs_approval,
         custom_data_extractor=_error_data,
+        _is_agent_tool=agent is not None,
+        _agent_instance=agent,
     )
-    return tool
-
-
-def check_middleware(middleware: Sequence[Any]) -> None:
-    if tuple(middleware):
-        raise ConfigurationError(
-            "openai-agents has no tool middleware; use the FunctionTool's "
-            "tool_input_guardrails / tool_output_guardrails instead"
-        )
-
-
-def tools_for(
-    registry: Registry | Iterable[ToolSpec],
-    *,
-    executor: Executor | None,
-    approval: ApprovalPort | None,
-    strict: bool | None,
-) -> list[FunctionTool]:
-    specs = list(registry)
-    if executor is None and isinstance(registry, Registry):
-        executor = Executor(registry)
-    executor = executor or Executor()
-    return [build_tool(s, executor=executor, approval=approval, strict=strict) for s in specs]

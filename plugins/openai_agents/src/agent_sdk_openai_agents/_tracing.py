@@ -40,7 +40,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace as otel_trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from agent_sdk import semconv as sc
+from agent_sdk.integration import get_tracer
+from agent_sdk.integration import semconv as sc
 
 PROVIDER_NAME = "openai"
 OP_CHAT = "chat"
@@ -105,9 +106,7 @@ class OpenTelemetryBridge(TracingProcessor):
     def _tracer(self) -> otel_trace.Tracer:
         if self._provider is not None:
             return self._provider.get_tracer("agent_sdk_openai_agents")
-        from agent_sdk.tracing import get_tracer as tracer  # the provider our own spans use
-
-        return tracer()
+        return get_tracer()  # the provider agent-sdk's own spans use
 
     def _start(
         self,

@@ -22,11 +22,18 @@ from agents.testing import assistant_message, function_call
 from agents.tracing import gen_trace_id, generation_span
 from agents.usage import Usage
 
-from agent_sdk import ApprovalPort, ErrorKind, Executor, ToolError, ToolSpec
-from agent_sdk.extraction import ReturnMode
-from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
+from agent_sdk.integration import (
+    ApprovalPort,
+    ErrorKind,
+    Executor,
+    ReturnMode,
+    ToolError,
+    ToolSpec,
+    tool_error,
+)
+from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
 from agent_sdk_openai_agents._schema import export_schema
-from agent_sdk_openai_agents._tools import ERROR_DATA_KEY, pending_error, tool_error
+from agent_sdk_openai_agents._tools import ERROR_DATA_KEY, pending_error
 
 _TURN_MARK = re.compile(r"^t(\d+)_")
 _ids = itertools.count(1)

@@ -1,0 +1,77 @@
+"""fast-agent-native approval: the turn-level gate for tools agent-sdk does not run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from mcp_types import CallToolResult, TextContent
+
+from agent_sdk.integration import (
+    ApprovalGate,
+    ApprovalPort,
+    ConfigurationError,
+    Executor,
+    record_failure,
+)
+
+from ._context import bind_tool_call
+
+ConfirmNative = bool | Collection[str] | Callable[[str, Mapping[str, Any]], bool]
+
+
+class ToolGate:
+    """fast-agent-native approval (``INTEGRATION.bind_approval(port)``): decides calls to
+    tools agent-sdk does not run itself (MCP server tools, ``agent__child`` tools of
+    fast-agent's Agents-as-Tools, plain function tools) before a turn's tools run, through
+    the core's approval gate (policy plugins, then the port).
+
+    Pass it as ``orchestrate(agent, gate=...)``. It sits in the agent's ``run_tools``, the
+    one place every call of a turn passes (child agent calls bypass ``call_tool``); a denied
+    or pending call becomes an ``is_error`` tool result and the turn goes on. agent-sdk
+    tools are gated by their own ``approval=``. ``confirm`` is fast-agent's own rule for
+    which calls need approval: True (all), a set of tool names, or a predicate
+    ``(name, arguments) -> bool``. ``ToolGate(port, confirm=...)`` builds one directly.
+    """
+
+    def __init__(self, gate: ApprovalGate | ApprovalPort, *, confirm: ConfirmNative = True) -> None:
+        if not isinstance(gate, ApprovalGate):
+            if not hasattr(gate, "request"):
+                raise ConfigurationError(
+                    "ToolGate needs an ApprovalPort (an object with request()) or an ApprovalGate"
+                )
+            # No token is minted for these calls (nothing of ours runs them afterwards), so
+            # any executor's gate decides them the same way.
+            gate = Executor().gate(gate)
+        if not (isinstance(confirm, (bool, Collection)) or callable(confirm)):
+            raise ConfigurationError("confirm must be a bool, a set of tool names or a predicate")
+        self.gate = gate
+        self.confirm = confirm
+
+    @property
+    def port(self) -> ApprovalPort | None:
+        return self.gate.port
+
+    def needs_approval(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        if isinstance(self.confirm, bool):
+            return self.confirm
+        if callable(self.confirm):
+            try:
+                return bool(self.confirm(name, arguments))
+            except Exception:
+                return True  # a failing rule must not let the call through
+        return name in self.confirm
+
+    async def check(
+        self, name: str, arguments: Mapping[str, Any], tool_use_id: str | None
+    ) -> CallToolResult | None:
+        """None when the call may run, else the is_error result the model sees (its
+        ToolError is kept for ``tool_error(tool_use_id)``)."""
+        if not self.needs_approval(name, arguments):
+            return None
+        error = await self.gate.check(name, arguments, bind_tool_call(tool_use_id))
+        if error is None:
+            return None
+        record_failure(tool_use_id, error)
+        text = error.to_model_text()
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

@@ -101,8 +101,9 @@ class Requirement:
         except md.PackageNotFoundError:
             return None
 
-    def check(self, integration: str, plugin: str) -> str:
-        """The installed version, or IntegrationError saying what to install."""
+    def check(self, integration: str, plugin: str, *, symbols: bool = True) -> str:
+        """The installed version, or IntegrationError saying what to install. With
+        ``symbols=False`` only the version is checked (nothing is imported)."""
         found = self.installed()
         install = f"pip install '{self.distribution}{self.versions}'"
         if found is None:
@@ -119,7 +120,7 @@ class Requirement:
                 f"integration {integration!r} supports {self.distribution} {self.versions}, but "
                 f"{self.distribution} {found} is installed: {install} or upgrade {plugin}"
             )
-        missing = [s for s in self.symbols if not _has_symbol(s)]
+        missing = [s for s in self.symbols if not _has_symbol(s)] if symbols else []
         if missing:
             raise IntegrationError(
                 f"integration {integration!r} cannot work with {self.distribution} {found}: it "
@@ -217,13 +218,17 @@ class Integration:
         assert self.requires is not None
         return self.requires.installed()
 
-    def check(self) -> str:
+    def check(self, *, symbols: bool = True) -> str:
         """The framework version found, or IntegrationError saying what to do. The symbols
-        are checked once; a later call only returns the version found then."""
-        if self._checked is None:
-            assert self.requires is not None
-            self._checked = self.requires.check(self.name, self.distribution or self.name)
-        return self._checked
+        (which imports the framework) are checked once, before first use; ``symbols=False``
+        checks the version only."""
+        assert self.requires is not None
+        if self._checked is not None:
+            return self._checked
+        found = self.requires.check(self.name, self.distribution or self.name, symbols=symbols)
+        if symbols:
+            self._checked = found
+        return found
 
     # -- the public shape: the same in every framework ---------------------------------------
     def tool(
@@ -272,6 +277,7 @@ class Integration:
         executor: Executor | None = None,
         timeout: float | None = None,
         input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
+        approval: ApprovalPort | None = None,
         **options: Any,
     ) -> Any:
         """``agent`` as a native tool that runs it as a sub-agent under the run's guards.
@@ -295,7 +301,7 @@ class Integration:
             input_schema=input_schema,
             **options,
         )
-        return self.tool(spec, executor=executor)
+        return self.tool(spec, executor=executor, approval=approval)
 
     def bind_approval(self, port: ApprovalPort, *, executor: Executor | None = None) -> Any:
         """The framework-native approval object deciding by ``port`` (for tools agent-sdk
@@ -451,7 +457,7 @@ def get_integration(name: str) -> Integration:
         )
     for integration, _ in found:
         if name in integration.names:
-            integration.check()
+            integration.check(symbols=False)  # the version; symbols on first use
             return integration
     dist = KNOWN_DISTRIBUTIONS.get(name)
     for failure in failed_plugins():

@@ -14,7 +14,6 @@ from pydantic import BaseModel
 
 from agent_sdk.integration import (
     ApprovalGate,
-    ApprovalPort,
     CallContext,
     ConfigurationError,
     Executor,
@@ -84,14 +83,6 @@ class FastAgentIntegration(Integration):
         from agent_sdk_fast_agent._tools import build_tool
 
         return build_tool(spec, executor or Executor(), gate)
-
-    def agent_tool(self, agent: Any, *, approval: ApprovalPort | None = None, **kwargs: Any) -> Any:
-        """As ``Integration.agent_tool``, plus ``approval``: the port asked about calls of
-        a ``confirm=`` agent tool (as for ``tool``)."""
-        tool = super().agent_tool(agent, **kwargs)
-        if approval is None:
-            return tool
-        return self.tool(tool.spec, executor=tool.executor, approval=approval)
 
     def agent_name(self, agent: Any) -> str:
         _check_agent(agent, named=False)

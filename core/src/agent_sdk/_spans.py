@@ -124,7 +124,13 @@ def mark_error(current: Span, error: ToolError) -> None:
     current.set_attribute(sc.ERROR_TYPE, error.kind.value)
     if error.approval_id:
         current.set_attribute(sc.APPROVAL_ID, error.approval_id)
-    current.set_status(Status(StatusCode.ERROR, error.message[:200]))
+    if error.cause is not None and not content_captured():
+        # The handler's own message may echo its arguments (KeyError(iban)): with content
+        # capture off only its type reaches the span.
+        description = f"{error.kind.value}: {type(error.cause).__name__}"
+    else:
+        description = error.message[:200]
+    current.set_status(Status(StatusCode.ERROR, description))
 
 
 def mark_ok(current: Span) -> None:

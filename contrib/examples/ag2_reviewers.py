@@ -4,7 +4,8 @@ Run:  python contrib/examples/ag2_reviewers.py     (offline: scripted AG2 models
 
 * legal, tax and technical reviewers are AG2 Agents exported with ``ag2_agent_tool``
   (return_mode="json": each answers {"verdict", "reason"}); every call runs the reviewer on
-  a fresh stream under the run's guards (depth, recursion, model-call budget, timeout);
+  a fresh stream (history="fresh") under the run's guards (depth, recursion, model-call
+  budget, timeout);
 * the orchestrator's scripted model calls all three in ONE turn, so AG2 runs them
   concurrently; the verdict that counts is computed in code with ``agent_sdk.harshest``,
   not left to the model;
@@ -47,7 +48,7 @@ def reviewer(name: str) -> Agent:
 
 def orchestrator(telemetry: TelemetryMiddleware) -> Agent:
     tools = [
-        ag2_agent_tool(reviewer(name), return_mode="json", timeout=10)
+        ag2_agent_tool(reviewer(name), return_mode="json", history="fresh", timeout=10)
         for name in ("legal", "tax", "technical")
     ]
     request = "Review the attached supplier contract and give a verdict."

@@ -67,7 +67,8 @@ port = CallbackApproval(reviewer)
 
 def build_agent(config: Any) -> Agent:
     # approval=port: a gate in each tool's middleware asks the port about confirm tools and
-    # hands the approved call a one-use token, so the executor does not ask again.
+    # hands the approved call a one-use token, so the executor does not ask again (the gate
+    # is built from this executor, so the token is one it accepts).
     tools = ag2_tools(registry, executor=Executor(registry), approval=port)
     return Agent("shop", "You run a small shop.", config=config, tools=tools)
 

@@ -27,7 +27,8 @@ from agent_sdk import (
     run_scope,
 )
 from agent_sdk.testing import Turn
-from agent_sdk_ag2 import INTEGRATION, ag2_tool, ag2_tools
+from agent_sdk_ag2 import INTEGRATION, ag2_agent_tool, ag2_tool, ag2_tools
+from agent_sdk_ag2._integration import AG2Integration
 
 
 def _lookup_spec(schema: dict[str, Any]) -> ToolSpec:
@@ -74,24 +75,31 @@ def test_bind_context_inside_a_run_scope_takes_the_scope_run_id() -> None:
 def test_ag2_outside_the_supported_range_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     real = md.version
     monkeypatch.setattr(md, "version", lambda d: "0.9.9" if d == "ag2" else real(d))
+    unchecked = AG2Integration()  # INTEGRATION checked AG2 once already and keeps the answer
+    monkeypatch.setattr(agent_sdk_ag2, "INTEGRATION", unchecked)
     with pytest.raises(IntegrationError, match=r"ag2 >=1\.2,<2.*0\.9\.9"):
         ag2_tool(_lookup_spec({"type": "object", "properties": {"q": {"type": "string"}}}))
+    with pytest.raises(IntegrationError, match=r"ag2 >=1\.2,<2.*0\.9\.9"):
+        ag2_agent_tool(Agent("a", config=TestConfig("x")))
 
 
-def test_ag2_without_what_the_bridge_reads_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ag2_without_what_the_plugin_reads_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     import ag2.events
 
-    from agent_sdk_ag2 import _plugin
-
-    monkeypatch.setattr(_plugin, "_bridge_module", None)
     monkeypatch.delattr(ag2.events, "ToolResultsEvent")
-    with pytest.raises(IntegrationError, match=r"lacks ag2\.events\.ToolResultsEvent"):
-        ag2_tool(_lookup_spec({"type": "object", "properties": {"q": {"type": "string"}}}))
+    with pytest.raises(IntegrationError, match=r"lacks ag2\.events:ToolResultsEvent"):
+        AG2Integration().tool(
+            _lookup_spec({"type": "object", "properties": {"q": {"type": "string"}}})
+        )
 
 
-def test_a_non_spec_is_refused_at_configuration_time() -> None:
-    with pytest.raises(ConfigurationError):
-        ag2_tool(lambda: None)  # type: ignore[arg-type]
+def test_a_function_that_cannot_be_a_tool_is_refused_at_configuration_time() -> None:
+    with pytest.raises(ConfigurationError, match="tool name '<lambda>' is invalid"):
+        ag2_tool(lambda: None)
+    with pytest.raises(ConfigurationError, match="a ToolSpec or a function"):
+        ag2_tool(42)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"unknown option\(s\) strict"):
+        INTEGRATION.tool(_lookup_spec({"type": "object"}), strict=True)
 
 
 # -- schema --------------------------------------------------------------------------------

@@ -18,12 +18,10 @@ from ag2.middleware import TelemetryMiddleware
 from ag2_helpers import call
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agent_sdk import ToolSpec, run_scope
 from agent_sdk import semconv as sc
 from agent_sdk.testing import Turn
-from agent_sdk.tracing import use_tracer_provider
 from agent_sdk_ag2 import ag2_agent_tool, ag2_tool
 from agent_sdk_ag2.testing import ScriptedConfig
 
@@ -31,16 +29,13 @@ AG2_SCOPE = "opentelemetry.instrumentation.ag2"
 
 
 @pytest.fixture
-def provider() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
-    exporter = InMemorySpanExporter()
+def ag2_provider(spans: Any) -> Iterator[TracerProvider]:
+    """A tracer provider for AG2's TelemetryMiddleware, exporting to the core's ``spans``
+    exporter (where agent-sdk's own spans go): both land in one list."""
     provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    use_tracer_provider(provider)
-    try:
-        yield provider, exporter
-    finally:
-        use_tracer_provider(None)
-        provider.shutdown()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    yield provider
+    provider.shutdown()
 
 
 def _add_spec() -> ToolSpec:
@@ -78,8 +73,10 @@ def _scope(span: ReadableSpan) -> str:
     return span.instrumentation_scope.name if span.instrumentation_scope else ""
 
 
-async def test_one_tree_and_one_tool_span_per_call_with_ag2_telemetry(provider: Any) -> None:
-    tracer_provider, exporter = provider
+async def test_one_tree_and_one_tool_span_per_call_with_ag2_telemetry(
+    spans: Any, ag2_provider: TracerProvider
+) -> None:
+    tracer_provider, exporter = ag2_provider, spans
 
     @tool
     def native(x: int) -> int:
@@ -144,8 +141,8 @@ async def test_one_tree_and_one_tool_span_per_call_with_ag2_telemetry(provider: 
     assert any(s.name.startswith("chat") and _parent(spans, s) is not None for s in spans)
 
 
-async def test_without_ag2_telemetry_our_spans_hang_off_the_run_scope(provider: Any) -> None:
-    _, exporter = provider
+async def test_without_ag2_telemetry_our_spans_hang_off_the_run_scope(spans: Any) -> None:
+    exporter = spans
     boss = Agent(
         "boss",
         config=ScriptedConfig([Turn.call(call("add", {"a": 2, "b": 2})), Turn.say("4")]),

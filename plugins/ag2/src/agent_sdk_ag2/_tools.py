@@ -36,44 +36,22 @@ from ag2.tools import ToolResult
 from ag2.tools.types import FunctionTool
 from ag2.utils import build_model
 
-from agent_sdk import (
+from agent_sdk.integration import (
     ApprovalGate,
-    ApprovalPort,
+    ApprovalToken,
     CallContext,
-    ConfigurationError,
     DecidedApproval,
     Executor,
     HierarchyLimitError,
-    IntegrationError,
     ToolSpec,
     bind_call,
 )
-from agent_sdk.approval import ApprovalToken
 
 
 # -- context binding -----------------------------------------------------------------------
-def bind_event(event: Any) -> CallContext:
-    """The CallContext of an AG2 tool call.
-
-    Accepts a ``ToolCallEvent``, a ``(ToolCallEvent, ConversationContext)`` pair, or the
-    ``ConversationContext`` a tool function receives (it carries ``tool_call_id``). The
-    call id is the event's id; the stream id is the conversation (run id at the root, and
-    the thread id).
-    """
-    context: Any = None
-    if isinstance(event, tuple) and len(event) == 2:
-        event, context = event
-    if isinstance(event, ToolCallEvent):
-        return _bind(event.id, context)
-    if event is not None and hasattr(event, "stream") and hasattr(event, "tool_call_id"):
-        return _bind(event.tool_call_id, event)
-    raise IntegrationError(
-        f"ag2 cannot bind a context from {type(event).__name__}: pass a ToolCallEvent, "
-        "(ToolCallEvent, context) or a tool's ConversationContext"
-    )
-
-
-def _bind(call_id: str | None, context: Any) -> CallContext:
+def bind_stream_call(call_id: str | None, context: Any) -> CallContext:
+    """The CallContext of call ``call_id`` on the stream of ``context`` (an AG2
+    ``ConversationContext``, or None): the stream id is the conversation id."""
     stream = getattr(context, "stream", None)
     stream_id = str(stream.id) if stream is not None else None
     return bind_call(call_id=call_id, conversation_id=stream_id)
@@ -109,22 +87,23 @@ _ticket: contextvars.ContextVar[_Ticket | None] = contextvars.ContextVar(
 
 
 class ApprovalGateMiddleware:
-    """AG2 tool middleware that asks an approval port about confirm calls.
+    """AG2 tool middleware deciding confirm calls through the approval gate it is given
+    (built from the tool's executor, so the executor accepts its tokens).
 
     It is the innermost middleware, so the port sees the arguments that will run. An
     approved call gets a one-use token bound to the stream, call id, tool and arguments; a
     token the call did not take is dropped when the gate returns.
     """
 
-    def __init__(self, spec: ToolSpec, port: ApprovalPort) -> None:
+    def __init__(self, spec: ToolSpec, gate: ApprovalGate) -> None:
         self.spec = spec
-        self.gate = ApprovalGate(port)
+        self.gate = gate
 
     def __deepcopy__(self, memo: dict[int, Any]) -> ApprovalGateMiddleware:
         return self  # every registered copy of a tool shares one gate
 
     async def __call__(self, call_next: Any, event: ToolCallEvent, context: Any) -> Any:
-        ctx = _bind(event.id, context)
+        ctx = bind_stream_call(event.id, context)
         ticket = _Ticket(self, ctx.thread_id, ctx.call_id)
         try:
             ticket.token = await self.gate.admit(self.spec, call_arguments(event), ctx)
@@ -209,7 +188,7 @@ class AgentSDKTool(FunctionTool):
         )
 
     async def __call__(self, event: ToolCallEvent, context: Any) -> ToolResultEvent:
-        ctx = _bind(event.id, context)
+        ctx = bind_stream_call(event.id, context)
         gate: ApprovalGate | None = None
         ticket = _ticket.get()
         if (
@@ -256,17 +235,16 @@ def _is_ag2_telemetry(middleware: Any) -> bool:
     return isinstance(middleware, _TelemetryMiddlewareInstance)
 
 
-def make_tool(
+def build_tool(
     spec: ToolSpec,
     *,
     executor: Executor,
-    approval: ApprovalPort | None,
-    middleware: Sequence[Any],
+    gate: ApprovalGate | None,
+    middleware: Sequence[Any] = (),
 ) -> AgentSDKTool:
-    if not isinstance(spec, ToolSpec):
-        raise ConfigurationError(f"ag2_tool needs an agent_sdk.ToolSpec, got {type(spec).__name__}")
-    gate = ApprovalGateMiddleware(spec, approval) if approval is not None else None
-    return AgentSDKTool(spec, executor=executor, gate=gate, middleware=middleware)
+    """The AG2 tool for ``spec``; ``gate`` (if any) becomes its innermost middleware."""
+    wrapper = ApprovalGateMiddleware(spec, gate) if gate is not None else None
+    return AgentSDKTool(spec, executor=executor, gate=wrapper, middleware=middleware)
 
 
-__all__ = ["AgentSDKTool", "ApprovalGateMiddleware", "bind_event", "make_tool"]
+__all__ = ["AgentSDKTool", "ApprovalGateMiddleware", "bind_stream_call", "build_tool"]

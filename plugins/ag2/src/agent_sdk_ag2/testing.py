@@ -2,12 +2,12 @@
 
 ``ScriptedConfig`` is AG2's own ``ag2.testing.TestConfig`` with two additions the kit
 needs: a delay before a turn answers, and an echo turn. Each model call takes the next
-``agent_sdk.testing.Turn`` and hands it to AG2's ``TestClient`` as that call's script, so
+``agent_sdk.scripted.Turn`` and hands it to AG2's ``TestClient`` as that call's script, so
 everything else (text replies, several tool calls in one turn, errors going back to the
 model as a real provider would send them) is AG2's behaviour, not ours.
 
 Usable outside pytest: ``agent-sdk demo`` loads ``AG2Harness`` through
-``Integration(harness="agent_sdk_ag2.testing:AG2Harness")``.
+``AG2Integration.harness`` (``"agent_sdk_ag2.testing:AG2Harness"``).
 """
 
 from __future__ import annotations
@@ -29,17 +29,16 @@ from ag2.events import (
 )
 from ag2.testing import TestClient, TestConfig
 
-from agent_sdk import ApprovalPort, Executor, ToolSpec
-from agent_sdk.extraction import ReturnMode
-from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
+from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec
+from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
+from agent_sdk_ag2 import ag2_agent_tool, ag2_tool
 from agent_sdk_ag2._agents import _part_text
-from agent_sdk_ag2._api import ag2_agent_tool, ag2_tool
 
 __all__ = ["AG2Harness", "ScriptedConfig", "seen_results"]
 
 
 class ScriptedConfig(TestConfig):
-    """A TestConfig that plays ``agent_sdk.testing.Turn``s: text, tool calls (several in
+    """A TestConfig that plays ``agent_sdk.scripted.Turn``s: text, tool calls (several in
     one turn), text with tool calls, a delay, or an echo of what the model was sent.
 
     Every ``create()`` (one per ``ask``) starts the script from the first turn. Tool errors

@@ -55,22 +55,17 @@ WORKER = textwrap.dedent(
 
     # Kill points inside the store: around its methods, and in the middle of a COMMIT
     # (the trace callback runs as SQLite starts the statement).
-    original_create = SQLiteApprovalStore.get_or_create
-    original_consume = SQLiteApprovalStore.consume
+    # DeferredApproval persists a request and uses an approval in one transaction (claim):
+    # after it, the entry is either newly pending ("after-persist") or used ("after-consume").
+    original_claim = SQLiteApprovalStore.claim
 
-    def get_or_create(self, key, record):
+    def claim(self, key, record):
         die("before-persist")
-        entry = original_create(self, key, record)
-        die("after-persist")
-        return entry
+        entry, used = original_claim(self, key, record)
+        die("after-consume" if used else "after-persist")
+        return entry, used
 
-    def consume(self, approval_id):
-        used = original_consume(self, approval_id)
-        die("after-consume")
-        return used
-
-    SQLiteApprovalStore.get_or_create = get_or_create
-    SQLiteApprovalStore.consume = consume
+    SQLiteApprovalStore.claim = claim
     port = DeferredApproval(db)
     state = {"tx": []}
     commit_kills = {"commit-persist": "INSERT OR IGNORE", "commit-approve": "SET status = 'approved'",

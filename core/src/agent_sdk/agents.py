@@ -20,7 +20,7 @@ from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import AgentResponse, ReturnMode, Usage, check_return_mode, extract
 from agent_sdk.names import model_name
-from agent_sdk.run import PENDING_VAR, RUN_VAR, HierarchyLimits, RunState
+from agent_sdk.run import METER_VAR, PENDING_VAR, RUN_VAR, HierarchyLimits, RunState
 from agent_sdk.spec import ToolSpec
 
 log = logging.getLogger("agent_sdk.hierarchy")
@@ -130,12 +130,14 @@ async def call_agent(
             f"{'/'.join(path)}. Answer with the data you have.",
             tool=name,
         )
-    if run.remaining == 0:
+    if not run.reserve():
+        held = f", {run.reserved} held by running sub-agents" if run.reserved else ""
         raise HierarchyLimitError(
-            f"the run's budget of {limits.max_model_calls} model calls is spent; "
-            f"sub-agent '{name}' was not started",
+            f"the run's budget of {limits.max_model_calls} model calls is spent "
+            f"({run.spent} used{held}); sub-agent '{name}' was not started",
             tool=name,
         )
+    reserved = limits.max_model_calls is not None
     path_text = "/".join(path)
     child = CallContext(run_id=parent.run_id, path=path)
     wait = timeout or limits.child_timeout
@@ -149,6 +151,7 @@ async def call_agent(
         )
     outcome = "error"
     usage: Usage | None = None
+    meter = Usage()
     semaphore = run.semaphore(parent.path)
     try:
         if semaphore is not None:
@@ -156,14 +159,17 @@ async def call_agent(
         try:
             with _agent_span(parent, path, name, provider) as span:
                 run.active += 1
+                meter_token = METER_VAR.set(meter)
                 try:
                     response = await _invoke_child(invoke, request, child, wait, name)
                 finally:
+                    METER_VAR.reset(meter_token)
                     run.active -= 1
                 usage = response.usage
                 if not usage.input_chars:
                     usage.input_chars = len(request if isinstance(request, str) else str(request))
-                run.charge(path_text, usage)
+                run.settle(path_text, usage, reserved=reserved)
+                reserved = False
                 text = extract(response, mode, agent=name)
                 if span.is_recording():
                     _spans.set_usage(span, usage)
@@ -180,6 +186,14 @@ async def call_agent(
         outcome = "cancelled"
         raise
     finally:
+        if usage is None:  # failed, timed out or cancelled: charge what it was seen using
+            usage = Usage(
+                input_tokens=meter.input_tokens,
+                output_tokens=meter.output_tokens,
+                model_calls=max(meter.model_calls, 1),
+                input_chars=meter.input_chars,
+            )
+            run.settle(path_text, usage, reserved=reserved)
         if logging_on:
             log.info(
                 "sub-agent end",

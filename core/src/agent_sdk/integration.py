@@ -72,6 +72,7 @@ from agent_sdk.run import (
     bind_call,
     current_run,
     note_pending_approval,
+    note_usage,
     run_scope,
 )
 from agent_sdk.spec import Registry, ToolSpec
@@ -511,6 +512,7 @@ __all__ = [
     "lazy_exports",
     "new_id",
     "note_pending_approval",
+    "note_usage",
     "record_failure",
     "run_scope",
     "safe_message",

@@ -102,6 +102,7 @@ class RunState:
         self.limits = limits
         self.report = RunReport(run_id)
         self.spent = spent  # model calls counted against the budget, incl. a remote parent's
+        self.reserved = 0  # one call held by every sub-agent running now, until it settles
         self.active = 0  # sub-agents running now
         # One bound per parent: siblings share it, a child never waits for its parent's slot.
         self._semaphores: dict[tuple[str, ...], asyncio.Semaphore] = {}
@@ -113,9 +114,26 @@ class RunState:
 
     @property
     def remaining(self) -> int | None:
+        """Model calls left: the budget less what was spent and what running sub-agents
+        hold; None without a budget."""
         if self.limits.max_model_calls is None:
             return None
-        return max(self.limits.max_model_calls - self.spent, 0)
+        return max(self.limits.max_model_calls - self.spent - self.reserved, 0)
+
+    def reserve(self) -> bool:
+        """Hold one model call for a sub-agent about to start; False when none is left."""
+        if self.limits.max_model_calls is None:
+            return True
+        if self.remaining == 0:
+            return False
+        self.reserved += 1
+        return True
+
+    def settle(self, path: str, usage: Usage, *, reserved: bool) -> None:
+        """A sub-agent ended (whatever the outcome): release its hold, charge its usage."""
+        if reserved and self.limits.max_model_calls is not None:
+            self.reserved -= 1
+        self.charge(path, usage)
 
     def charge(self, path: str, usage: Usage) -> None:
         self.spent += usage.model_calls
@@ -173,6 +191,23 @@ def bind_call(
 PENDING_VAR: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
     "agent_sdk_pending_approvals", default=None
 )
+
+
+# What the running sub-agent's plugin has seen it use so far (``note_usage``): charged if the
+# child fails or times out before it can return an AgentResponse.
+METER_VAR: contextvars.ContextVar[Usage | None] = contextvars.ContextVar(
+    "agent_sdk_child_usage", default=None
+)
+
+
+def note_usage(usage: Usage) -> None:
+    """Tell the run what the running sub-agent has used (call it as model calls happen).
+
+    On success the child's ``AgentResponse.usage`` is charged; if it fails, times out or is
+    cancelled, what was noted here is (at least one call: it started)."""
+    meter = METER_VAR.get()
+    if meter is not None:
+        meter.add(usage)
 
 
 def note_pending_approval(approval_id: str) -> None:

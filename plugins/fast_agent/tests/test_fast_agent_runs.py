@@ -133,11 +133,15 @@ async def test_budget_exhausted_deep_in_the_hierarchy_stops_every_agent(app: Any
         async with run_scope(limits=HierarchyLimits(max_model_calls=2)) as state:
             with pytest.raises(HierarchyLimitError):
                 await agent.send("go")
-        # inner ran twice; outer's last model call and the orchestrator's never happened.
-        assert state.spent == 2 and state.active == 0
+        # outer holds one call of the budget while it runs, so inner runs once and the
+        # second inner call cannot be afforded. outer failed, and still pays the two model
+        # calls it made (seen live through its before_llm_call hook): 1 + 2.
+        assert state.spent == 3 and state.active == 0 and state.reserved == 0
+        assert state.report.per_path["outer/inner"].calls == 1
+        assert state.report.per_path["outer"].usage.model_calls == 2
         assert len(fa.orch.usage_accumulator.turns) == 1
-        assert len(fa.outer.usage_accumulator.turns) == 3, (
-            "outer's clone stopped before its 4th call"
+        assert len(fa.outer.usage_accumulator.turns) == 2, (
+            "outer's clone stopped before its 3rd call"
         )
 
 

@@ -27,6 +27,7 @@ from agent_sdk.integration import (
     ToolSpec,
     Usage,
     agent_tool,
+    note_usage,
 )
 
 from ._context import (
@@ -80,6 +81,7 @@ class _Meter:
 
     async def before_llm_call(self, runner: Any, delta: list[Any]) -> None:
         self.model_calls += 1
+        note_usage(Usage(model_calls=1))  # charged to the run even if the child then fails
         use_history = getattr(getattr(self.agent, "config", None), "use_history", True)
         sent = [*self.agent.message_history, *delta] if use_history else list(delta)
         instruction = getattr(self.agent, "instruction", None) or ""

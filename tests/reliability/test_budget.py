@@ -88,7 +88,10 @@ def test_failed_and_timed_out_children_pay_what_they_used():
 
 
 def test_cancelled_children_release_their_hold():
+    entered = asyncio.Event()
+
     async def hang(request: Any, ctx: CallContext) -> AgentResponse:
+        entered.set()
         await asyncio.sleep(60)
         raise AssertionError("never")
 
@@ -97,8 +100,7 @@ def test_cancelled_children_release_their_hold():
     async def main() -> Any:
         async with run_scope(limits=HierarchyLimits(max_model_calls=2)) as state:
             task = asyncio.ensure_future(Executor().run_spec(spec, {"request": "x"}))
-            while state.active == 0:
-                await asyncio.sleep(0)
+            await asyncio.wait_for(entered.wait(), 30)
             assert state.reserved == 1 and state.remaining == 1
             task.cancel()
             with pytest.raises(asyncio.CancelledError):

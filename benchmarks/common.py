@@ -204,7 +204,7 @@ def short_name(func: tuple[str, int, str]) -> str:
     filename, line, name = func
     if filename == "~":
         return name
-    repo = str(Path(__file__).resolve().parents[2]) + "/"
+    repo = str(Path(__file__).resolve().parents[1]) + "/"
     if filename.startswith(repo):
         filename = filename[len(repo) :]
     for marker in ("site-packages/", "/src/", "lib/python"):

@@ -24,7 +24,7 @@ from typing import Any
 
 from benchmarks.common import machine, versions
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 FRAMEWORKS = {
     "ag2": "agent_sdk_ag2",
     "autogen": "agent_sdk_autogen",
@@ -93,6 +93,13 @@ def collect(frameworks: list[str], quick: bool, log: Any) -> dict[str, Any]:
         plugin=None,
         timeout=timeout,
     )
+    log("deferred approvals and trace files (core only)")
+    results["reliability"] = worker(
+        "benchmarks.worker",
+        ["--target", "core", "--sections", "reliability", *flag],
+        plugin=None,
+        timeout=timeout,
+    )["reliability"]
     log("fan_out (core only)")
     results["fan_out"] = worker(
         "benchmarks.worker",
@@ -403,6 +410,47 @@ def profile_lines(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def reliability_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
+    rel = results.get("reliability")
+    if not rel:
+        return ["(not measured)"]
+    rows = [
+        "| concurrent deferred requests | per s | per s, one at a time | max loop lag | "
+        "lag of N no-op calls to one thread |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for d in rel["deferred"]:
+        rows.append(
+            f"| {d['n']:,} | {_n(d['per_s'])} | {_n(d['serial_per_s'])} | "
+            f"{d['max_lag_ms']:.1f} ms | {d['baseline_lag_ms']:.1f} ms |"
+        )
+    biggest = rel["deferred"][-1]
+    if biggest["n"] >= 2000:
+        ok = biggest["max_lag_ms"] <= 50
+        verdicts.append(
+            f"loop lag with {biggest['n']:,} concurrent deferred approvals <= 50 ms: "
+            f"{biggest['max_lag_ms']:.1f} ms ({biggest['baseline_lag_ms']:.1f} ms for no-op "
+            f"calls to one thread) {_mark(ok)}"
+        )
+    rows += [
+        "",
+        "| spans in the trace file | µs per span, thread that ends it | µs per span, all "
+        "(with the file written) |",
+        "|---:|---:|---:|",
+    ]
+    for t in rel["trace_file"]:
+        rows.append(
+            f"| {t['n']:,} | {t['caller_us_per_span']:.1f} | {t['total_us_per_span']:.1f} |"
+        )
+    first, last = rel["trace_file"][0], rel["trace_file"][-1]
+    growth = last["total_us_per_span"] / first["total_us_per_span"]
+    verdicts.append(
+        f"trace file cost per span flat from {first['n']:,} to {last['n']:,} spans: "
+        f"{growth:.2f}× {_mark(growth <= 2)}"
+    )
+    return rows
+
+
 def render(results: dict[str, Any]) -> str:
     m, m_end = results["machine"], results["machine_end"]
     verdicts: list[str] = []
@@ -464,6 +512,8 @@ def render(results: dict[str, Any]) -> str:
         "",
     ]
     out += input_rows(results, verdicts)
+    out += ["", "## 6. Deferred approvals and trace files under load (core only)", ""]
+    out += reliability_rows(results, verdicts)
     out += ["", "## Targets", ""]
     out += [f"- {v}" for v in verdicts]
     out += ["", "## Profiles (cProfile)", ""]

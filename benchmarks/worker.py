@@ -13,7 +13,7 @@ import asyncio
 import time
 from typing import Any
 
-from benchmarks import bench_calls, bench_executor, bench_fanout, bench_input
+from benchmarks import bench_calls, bench_executor, bench_fanout, bench_input, bench_reliability
 from benchmarks.common import emit, machine, quiet_frameworks
 
 QUICK = {
@@ -52,6 +52,8 @@ async def run_sections(target: str, sections: list[str], quick: bool) -> dict[st
             out["executor"] = await bench_executor.measure(
                 blocks=e["blocks"], k=e["k"], profile=e["profile"]
             )
+        elif section == "reliability":
+            out["reliability"] = await bench_reliability.measure(quick)
         else:
             raise SystemExit(f"unknown section {section!r}")
         out["timings_s"][section] = round(time.perf_counter() - started, 1)

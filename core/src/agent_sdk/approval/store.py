@@ -294,18 +294,30 @@ class DeferredApproval:
         thread_id: str | None = None,
         path: tuple[str, ...] = (),
     ) -> Decision:
+        # All of it on the store's thread: the event loop only hands the call over.
+        return await self.store.call(self.decide, tool, dict(arguments), run_id, call_id, thread_id)
+
+    def decide(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        run_id: str,
+        call_id: str | None,
+        thread_id: str | None = None,
+    ) -> Decision:
+        """``request``, blocking: record the call or use its approval."""
         key = self.call_key(tool, arguments, run_id=run_id, call_id=call_id)
         fresh = PendingApproval(
             id=new_id("apr"),
             tool=tool,
-            arguments=dict(arguments),
+            arguments=arguments,
             run_id=run_id,
             call_id=call_id,
             thread_id=thread_id,
             status="pending",
             created=time.time(),
         )
-        entry, used = await self.store.call(self.store.claim, key, fresh)
+        entry, used = self.store.claim(key, fresh)
         if entry.status == "pending":
             return Decision.pending(entry.id)
         if used:

@@ -1,0 +1,114 @@
+"""Reliability under load (core only): deferred approvals and trace files.
+
+- Deferred approvals: N concurrent ``DeferredApproval.request`` calls on a file store; the
+  throughput, and the event loop's lag meanwhile (a ticker that asks for 5 ms sleeps: how
+  late it wakes up at worst). Target: lag <= 50 ms at N = 2,000. Baselines in the same
+  process: the same requests one after the other (throughput), and N no-op calls handed to
+  one worker thread (the lag any off-loop store costs).
+- Trace files: the cost per span of ``JaegerFileExporter`` on the thread that ends the span,
+  and of the whole file written at shutdown, at 200 / 2,000 / 20,000 spans: the per-span
+  cost must stay flat (the exporter used to rewrite the file on every span).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+async def _ticker(stop: asyncio.Event, lags: list[float], period: float = 0.005) -> None:
+    while not stop.is_set():
+        asked = time.perf_counter()
+        await asyncio.sleep(period)
+        lags.append(time.perf_counter() - asked - period)
+
+
+async def _baseline_lag(n: int) -> float:
+    """The loop lag of N concurrent no-op calls handed to one worker thread (what any
+    off-loop store costs the loop at least), in ms."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1)
+    loop = asyncio.get_running_loop()
+    stop, lags = asyncio.Event(), []
+    ticker = asyncio.ensure_future(_ticker(stop, lags))
+    await asyncio.sleep(0.02)
+    await asyncio.gather(*(loop.run_in_executor(pool, int) for _ in range(n)))
+    stop.set()
+    await ticker
+    pool.shutdown()
+    return max(lags) * 1000 if lags else 0.0
+
+
+async def deferred(n: int) -> dict[str, Any]:
+    from agent_sdk import DeferredApproval
+
+    with tempfile.TemporaryDirectory() as tmp:
+        port = DeferredApproval(Path(tmp) / "approvals.db")
+        stop, lags = asyncio.Event(), []
+        ticker = asyncio.ensure_future(_ticker(stop, lags))
+        await asyncio.sleep(0.02)
+        started = time.perf_counter()
+        decisions = await asyncio.gather(
+            *(port.request("pay", {"i": i}, call_id=f"c{i}", run_id="r") for i in range(n))
+        )
+        concurrent_s = time.perf_counter() - started
+        stop.set()
+        await ticker
+        assert all(d.pending_id for d in decisions)
+        serial = DeferredApproval(Path(tmp) / "serial.db")
+        started = time.perf_counter()
+        for i in range(n):
+            await serial.request("pay", {"i": i}, call_id=f"c{i}", run_id="r")
+        serial_s = time.perf_counter() - started
+    baseline_ms = await _baseline_lag(n)
+    return {
+        "n": n,
+        "baseline_lag_ms": baseline_ms,
+        "per_s": n / concurrent_s,
+        "serial_per_s": n / serial_s,
+        "ratio_vs_serial": concurrent_s / serial_s,
+        "max_lag_ms": max(lags) * 1000 if lags else 0.0,
+        "ticks": len(lags),
+    }
+
+
+def trace_file(n: int) -> dict[str, Any]:
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agent_sdk.tracing import JaegerFileExporter, load_trace_file
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trace.json"
+        exporter = JaegerFileExporter(path, "bench")
+        provider = TracerProvider()  # no processor: the spans below are ended, not exported
+        tracer = provider.get_tracer("bench")
+        with tracer.start_as_current_span("root") as root:
+            spans = [tracer.start_span(f"span {i}") for i in range(n - 1)]
+        for s in spans:
+            s.end()
+        ended = [root, *spans]
+        started = time.perf_counter()
+        for s in ended:  # as SimpleSpanProcessor does, one export per ended span
+            exporter.export([s])  # type: ignore[list-item]
+        caller_s = time.perf_counter() - started
+        started = time.perf_counter()
+        exporter.shutdown()
+        flush_s = time.perf_counter() - started
+        assert sum(len(t["spans"]) for t in load_trace_file(path)) == n
+    return {
+        "n": n,
+        "caller_us_per_span": caller_s / n * 1e6,
+        "total_us_per_span": (caller_s + flush_s) / n * 1e6,
+    }
+
+
+async def measure(quick: bool) -> dict[str, Any]:
+    sizes = (200, 2000) if quick else (200, 2000, 20000)
+    return {
+        "deferred": [await deferred(n) for n in ((200,) if quick else (200, 2000))],
+        "trace_file": [trace_file(n) for n in sizes],
+    }

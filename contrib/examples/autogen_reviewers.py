@@ -30,8 +30,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from pydantic import BaseModel
 
-from agent_sdk import HierarchyLimits, ToolSpec, harshest, run_scope
-from agent_sdk.testing import ToolCall, Turn
+from agent_sdk import HierarchyLimits, ToolSpec, run_scope
+from agent_sdk.demo import harshest
+from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk.tracing import JaegerFileExporter, format_tree, load_trace_file, use_tracer_provider
 from agent_sdk_autogen import autogen_agent_tool, autogen_run, autogen_tool
 from agent_sdk_autogen.testing import ScriptedChatCompletionClient

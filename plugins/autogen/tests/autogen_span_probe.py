@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agent_sdk import ToolSpec, run_scope
-from agent_sdk.testing import ToolCall, Turn
+from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk_autogen import autogen_agent_tool, autogen_run, autogen_tool
 from agent_sdk_autogen.testing import scripted_agent
 

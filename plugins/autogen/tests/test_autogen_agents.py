@@ -16,7 +16,7 @@ from autogen_core.models import UserMessage
 from pydantic import BaseModel
 
 from agent_sdk import ConfigurationError, run_scope
-from agent_sdk.testing import ToolCall, Turn
+from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk_autogen import autogen_agent_tool, autogen_run, autogen_team_tool
 from agent_sdk_autogen.testing import ScriptedChatCompletionClient, scripted_agent
 
@@ -65,16 +65,32 @@ async def test_parallel_calls_run_on_clones_of_the_template() -> None:
     assert await template.model_context.get_messages() == [], "the template never runs"
 
 
-async def test_a_clone_starts_from_the_template_history_at_call_time() -> None:
+async def test_a_fork_starts_from_the_template_history_at_call_time() -> None:
     context = UnboundedChatCompletionContext([UserMessage(content="remember-me", source="user")])
     template = echo_agent(turns=1, model_context=context)
-    tool = autogen_agent_tool(template)
+    tool = autogen_agent_tool(template, history="fork")
     await template.model_context.add_message(UserMessage(content="added-later", source="user"))
     call = ToolCall("echoer", {"request": "now"})
     seen = results(
         await scripted_agent("boss", [Turn.call(call), Turn.say("ok")], tools=[tool]).run(task="go")
     )
     assert seen[call.id].content.split("\n") == ["remember-me", "added-later", "now"]
+    assert len(await template.model_context.get_messages()) == 2, "the call's are dropped"
+
+
+async def test_fresh_starts_with_no_history_and_says_so_where_0_1_copied_it() -> None:
+    context = UnboundedChatCompletionContext([UserMessage(content="remember-me", source="user")])
+    template = echo_agent(turns=2, model_context=context)  # the clones share its client
+    tool = autogen_agent_tool(template)  # history="fresh"
+    calls = [ToolCall("echoer", {"request": "one"}), ToolCall("echoer", {"request": "two"})]
+    boss = scripted_agent(
+        "boss", [Turn.call(calls[0]), Turn.call(calls[1]), Turn.say("ok")], tools=[tool]
+    )
+    with pytest.warns(DeprecationWarning, match="history='fork'") as warned:
+        seen = results(await boss.run(task="go"))
+    assert [seen[c.id].content for c in calls] == ["one", "two"]
+    assert len(warned) == 1, "once per tool"
+    assert [m.content for m in await template.model_context.get_messages()] == ["remember-me"]
 
 
 async def test_shared_history_is_opt_in_and_one_call_at_a_time() -> None:
@@ -204,7 +220,7 @@ async def test_all_mode_keeps_thoughts_and_tool_results_in_order() -> None:
 
 def test_configuration_mistakes_fail_at_configuration_time() -> None:
     with pytest.raises(ConfigurationError, match="history"):
-        autogen_agent_tool(echo_agent(), history="sometimes")  # type: ignore[arg-type]
+        autogen_agent_tool(echo_agent(), history="sometimes")
     with pytest.raises(ConfigurationError, match="factory"):
         autogen_agent_tool(UserProxyAgent("human"))
     with pytest.raises(ConfigurationError, match="instance"):
@@ -220,7 +236,7 @@ def test_configuration_mistakes_fail_at_configuration_time() -> None:
     with pytest.raises(ConfigurationError, match="return_mode"):
         autogen_agent_tool(echo_agent(), return_mode="first")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="agent or a factory"):
-        autogen_agent_tool(42)  # type: ignore[arg-type]
+        autogen_agent_tool(42)
     assert autogen_agent_tool(make, name="maker").name == "maker"
 
 
@@ -239,7 +255,7 @@ def test_input_chars_count_the_conversation_sent_before_each_model_call() -> Non
     import asyncio
 
     from agent_sdk import Executor, run_scope
-    from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
+    from agent_sdk.scripted import ScriptedAgent, ToolCall, Turn
     from agent_sdk.testing.contract import Recorder
     from agent_sdk_autogen.testing import AutogenHarness
 

@@ -16,10 +16,8 @@ from autogen_core import EVENT_LOGGER_NAME, CancellationToken, FunctionCall
 from autogen_core.models import FunctionExecutionResultMessage
 from autogen_ext.models.openai._openai_client import convert_tools
 from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+import agent_sdk_autogen
 from agent_sdk import (
     AutoApprove,
     CallContext,
@@ -30,18 +28,20 @@ from agent_sdk import (
     ToolSpec,
     current_context,
     get_integration,
+    tool_error,
 )
-from agent_sdk._spans import use_tracer_provider
-from agent_sdk.plugins import plugin_manager
-from agent_sdk.testing import ToolCall, Turn
+from agent_sdk.integration import Requirement
+from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk_autogen import (
     INTEGRATION,
     AutogenTool,
+    autogen_agent_tool,
     autogen_run,
     autogen_tool,
     autogen_tools,
     collect_tool_errors,
 )
+from agent_sdk_autogen._integration import AutogenIntegration
 from agent_sdk_autogen.testing import ScriptedChatCompletionClient, scripted_agent
 
 SCHEMA = {
@@ -140,12 +140,10 @@ async def test_a_failure_reaches_the_model_as_the_json_error_with_the_error_flag
     (failure,) = errors
     assert failure.call_id == call.id and failure.tool == "explode"
     assert isinstance(failure.exception, RuntimeError) and failure.__cause__ is failure.exception
+    assert tool_error(call.id) is failure.error, "the core keeps the same error by call id"
 
 
-async def test_a_sync_handler_gets_the_call_context_and_the_span() -> None:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+async def test_a_sync_handler_gets_the_call_context_and_the_span(spans: Any) -> None:
     seen: dict[str, Any] = {}
 
     def where(ctx: CallContext) -> str:
@@ -159,18 +157,12 @@ async def test_a_sync_handler_gets_the_call_context_and_the_span() -> None:
     )
     call = ToolCall("where", {})
     token = CancellationToken()
-    use_tracer_provider(provider)
-    try:
-        agent = scripted_agent(
-            "asker", [Turn.call(call), Turn.say("ok")], tools=[autogen_tool(spec)]
-        )
-        await autogen_run(agent, task="go", cancellation_token=token)
-    finally:
-        use_tracer_provider(None)
+    agent = scripted_agent("asker", [Turn.call(call), Turn.say("ok")], tools=[autogen_tool(spec)])
+    await autogen_run(agent, task="go", cancellation_token=token)
     assert seen["thread"] is False, "a sync handler runs in a worker thread"
     assert seen["ctx"].call_id == call.id and seen["current"] == seen["ctx"]
     assert seen["ctx"].run_id == INTEGRATION.bind_context(token).run_id
-    (span,) = [s for s in exporter.get_finished_spans() if s.name == "execute_tool where"]
+    (span,) = [s for s in spans.get_finished_spans() if s.name == "execute_tool where"]
     assert seen["span"] == span.context.span_id
 
 
@@ -224,10 +216,23 @@ def test_a_framework_outside_the_supported_range_is_refused(
     monkeypatch.setattr(
         md, "version", lambda name: "0.8.0" if name == "autogen-agentchat" else real(name)
     )
+    unchecked = AutogenIntegration()  # INTEGRATION checked the real version once already
+    monkeypatch.setattr(agent_sdk_autogen, "INTEGRATION", unchecked)
     with pytest.raises(IntegrationError, match=r"supports autogen-agentchat >=0.7,<0.8"):
         autogen_tool(lookup_spec())
     with pytest.raises(IntegrationError):
-        get_integration("autogen")
+        autogen_agent_tool(lambda: None, name="x")
+    assert INTEGRATION.check() == real("autogen-agentchat")
+
+
+def test_an_autogen_lacking_a_symbol_we_read_is_refused() -> None:
+    gone = Requirement(
+        "autogen-agentchat", ">=0.7,<0.8", symbols=("autogen_core.tools:BaseTool.gone",)
+    )
+    with pytest.raises(IntegrationError, match=r"lacks autogen_core\.tools:BaseTool\.gone"):
+        AutogenIntegration(requires=gone).tool(lookup_spec())
+    assert INTEGRATION.requires is not None and INTEGRATION.requires.symbols
+    assert INTEGRATION.requires.check("autogen", "agent-sdk-autogen") == "0.7.5"  # every one
 
 
 def test_the_integration_is_found_by_name_and_alias() -> None:
@@ -237,22 +242,18 @@ def test_the_integration_is_found_by_name_and_alias() -> None:
     assert INTEGRATION.load_harness().integration == "autogen"
 
 
-def test_the_export_hook_answers_for_autogen_only() -> None:
+def test_export_tool_takes_no_options() -> None:
     spec = lookup_spec()
     tool = INTEGRATION.export_tool(spec)
     assert isinstance(tool, AutogenTool) and tool.spec is spec
-    hook = plugin_manager().hook.agent_sdk_export_tool
-    from agent_sdk_autogen._plugin import agent_sdk_export_tool
-
-    assert (
-        agent_sdk_export_tool(
-            integration="other", spec=spec, executor=Executor(), approval=None, middleware=()
-        )
-        is None
-    )
     with pytest.raises(ConfigurationError, match="no tool middleware"):
-        INTEGRATION.export_tool(spec, middleware=[object()])
-    assert hook is not None
+        INTEGRATION.tool(spec, middleware=[object()])
+    with pytest.raises(ConfigurationError, match="no option bogus"):
+        INTEGRATION.tool(spec, bogus=1)
+    with pytest.raises(TypeError):
+        autogen_tool(spec, middleware=[object()])  # type: ignore[call-arg]
+    with pytest.raises(ConfigurationError, match="no option bogus"):
+        INTEGRATION.agent_tool(lambda: None, name="x", description="X.", bogus=1)
 
 
 def test_bind_context_maps_autogen_events() -> None:

@@ -1,10 +1,10 @@
-"""AutoGen agents and teams as tools, over the neutral ``agent_sdk.agent_tool``.
+"""AutoGen agents and teams as tools, over the neutral ``agent_tool``.
 
 AutoGen's own AgentTool/TeamTool run one shared instance: parallel calls mix their
 histories into one model context, and a second parallel TeamTool call fails with "The team
-is already running". Here every call gets its own child (a clone of a template agent, or a
-new one from a factory) on its own conversation, run in a task linked to its cancellation
-token; guards, extraction, spans and pending approvals come from the core.
+is already running". Here every call gets its own child (a copy of a template agent, or a
+new agent or team from a factory) on its own conversation, run in a task linked to its
+cancellation token; guards, extraction, spans and pending approvals come from the core.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import asyncio
 import copy
 import inspect
 import json
+import warnings
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Literal
+from typing import Any
 
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import ChatAgent, Response, TaskResult, Team
@@ -31,27 +32,24 @@ from autogen_agentchat.messages import (
     ToolCallRequestEvent,
 )
 from autogen_core import CancellationToken
+from pydantic import BaseModel
 
-from agent_sdk import (
+from agent_sdk.integration import (
     AgentResponse,
     CallContext,
     ConfigurationError,
-    Executor,
+    HistoryMode,
     Message,
+    ReturnMode,
+    ToolSpec,
     Usage,
     agent_tool,
 )
-from agent_sdk.extraction import ReturnMode
-from agent_sdk_autogen._integration import check_framework
 from agent_sdk_autogen._runs import run_linked
-from agent_sdk_autogen._tools import AutogenTool, build_tool
 
-History = Literal["fresh", "shared"]
-AgentFactory = Callable[[], ChatAgent | Awaitable[ChatAgent]]
-TeamFactory = Callable[[], Team | Awaitable[Team]]
+Runner = ChatAgent | Team
+Factory = Callable[[], Runner | Awaitable[Runner]]
 Item = BaseAgentEvent | BaseChatMessage
-
-PROVIDER = "autogen"
 
 
 class _Serial:
@@ -70,22 +68,27 @@ class _Serial:
         return found
 
 
-async def _call_factory(factory: Callable[[], Any], kind: type[Any], what: str) -> Any:
+async def _call_factory(factory: Factory) -> Runner:
     made = factory()
     if inspect.isawaitable(made):
         made = await made
-    if not isinstance(made, kind):
-        raise ConfigurationError(f"the {what} factory returned {type(made).__name__}, not a {what}")
+    if not isinstance(made, (ChatAgent, Team)):
+        raise ConfigurationError(
+            f"the factory returned {type(made).__name__}, not an AutoGen agent or team"
+        )
     return made
 
 
-async def clone_agent(template: AssistantAgent) -> AssistantAgent:
-    """A copy of ``template`` with its own model context, holding the template's history
-    as it is now (save_state/load_state). Tools, model client, memory and workbench are
-    shared: they keep no per-conversation state."""
+async def clone_agent(template: AssistantAgent, *, keep_history: bool = True) -> AssistantAgent:
+    """A copy of ``template`` with its own model context: holding the template's history as
+    it is now (save_state/load_state), or empty. Tools, model client, memory and workbench
+    are shared: they keep no per-conversation state."""
     clone = copy.copy(template)
     clone._model_context = copy.copy(template._model_context)
-    await clone.load_state(await template.save_state())
+    if keep_history:
+        await clone.load_state(await template.save_state())
+    else:
+        await clone._model_context.clear()
     return clone
 
 
@@ -117,29 +120,6 @@ def to_response(items: Sequence[Item], *, raw: Any = None) -> AgentResponse:
             if isinstance(item, StructuredMessage) and role == "assistant":
                 structured = item.content
     return AgentResponse(messages=messages, structured=structured, usage=usage, raw=raw)
-
-
-def _factory_names(
-    factory: Any, expected: type, kind: str, name: str | None, description: str | None, history: str
-) -> tuple[str, str | None]:
-    """The tool's name and description for an agent or team factory (built once to ask it,
-    unless both are given or the factory is async)."""
-    if history == "shared":
-        raise ConfigurationError(
-            f"history='shared' needs a {kind} instance: a factory builds a new {kind} per call"
-        )
-    if inspect.iscoroutinefunction(factory):
-        if name is None:
-            raise ConfigurationError(f"give name= for an async {kind} factory")
-    elif name is None or description is None:
-        sample = factory()
-        if not isinstance(sample, expected):
-            raise ConfigurationError(
-                f"the {kind} factory returned {type(sample).__name__}, not an AutoGen {kind}"
-            )
-        name, description = name or sample.name, description or sample.description  # type: ignore[attr-defined]
-    assert name is not None
-    return name, description
 
 
 def _item_chars(item: Item) -> int:
@@ -181,145 +161,114 @@ async def _drive_team(team: Team, text: str, token: CancellationToken) -> list[I
     return list(result.messages)
 
 
-def _check_history(history: str) -> None:
-    if history not in ("fresh", "shared"):
-        raise ConfigurationError(f"history must be 'fresh' or 'shared', not {history!r}")
-
-
-# -- agents ------------------------------------------------------------------------------------
-def autogen_agent_tool(
-    agent: ChatAgent | AgentFactory,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    return_mode: ReturnMode = "last",
-    timeout: float | None = None,
-    input_schema: Any = None,
-    history: History = "fresh",
-    executor: Executor | None = None,
-) -> AutogenTool:
-    """An AutoGen agent as a tool, with a fresh child per call.
-
-    ``agent`` is an ``AssistantAgent`` used as a template (each call runs a clone holding
-    the template's history as it is at call time, so parallel calls never see each other),
-    or a factory returning a new agent per call (any ChatAgent; may be async). With
-    ``history="shared"`` every call runs the template itself, one call at a time, and its
-    history grows across calls (AutoGen's AgentTool behaviour, without the mixing).
-
-    The child's events are not streamed into the parent's run; its spans nest under the
-    tool call. ``return_mode`` is "last", "all", "json" or a function AgentResponse -> str.
-    """
-    check_framework()
-    _check_history(history)
-    if isinstance(agent, ChatAgent):
-        template = agent
-        if history == "fresh" and not isinstance(template, AssistantAgent):
+# -- the agent tool ----------------------------------------------------------------------------
+def sample(agent: Any, cache: dict[int, Any] | None, *, need: str | None) -> Runner | None:
+    """The agent or team an agent tool takes its name and description from: ``agent``
+    itself, or the one a sync factory builds (once per ``cache``); None for an async
+    factory (then ``need="name"`` is a ConfigurationError: it cannot be built here)."""
+    if isinstance(agent, (ChatAgent, Team)):
+        return agent
+    _check_factory(agent)
+    if inspect.iscoroutinefunction(agent):
+        if need is not None:
+            raise ConfigurationError(f"give {need}= for an async agent or team factory")
+        return None
+    made = None if cache is None else cache.get(id(agent))
+    if made is None:
+        made = agent()
+        if not isinstance(made, (ChatAgent, Team)):
             raise ConfigurationError(
-                f"cannot clone a {type(template).__name__} per call: pass a factory that "
-                "builds a new agent, or history='shared'"
+                f"the factory returned {type(made).__name__}, not an AutoGen agent or team"
             )
-        tool_name = name or template.name
-        tool_description = description or template.description
-        factory: AgentFactory | None = None
-    elif callable(agent):
-        template, factory = None, agent
-        tool_name, description = _factory_names(
-            agent, ChatAgent, "agent", name, description, history
-        )
-        tool_description = description or f"Ask {tool_name}."
-    else:
+        if cache is not None:
+            cache[id(agent)] = made
+    return made
+
+
+def _check_factory(agent: Any) -> None:
+    if not callable(agent):
         raise ConfigurationError(
-            f"autogen_agent_tool needs an AutoGen agent or a factory, got {type(agent).__name__}"
+            "autogen_agent_tool needs an AutoGen agent or a factory (or a team), got "
+            f"{type(agent).__name__}"
         )
+
+
+def _check_history(agent: Any, history: HistoryMode) -> None:
+    if isinstance(agent, AssistantAgent):
+        return  # a copy per call, with or without its history, or the agent itself
+    if isinstance(agent, Team):
+        if history == "fork":
+            raise ConfigurationError(
+                "history='fork': a team cannot be copied per call; use 'fresh' (reset "
+                "before each call) or 'shared', or pass a factory that builds a new team"
+            )
+    elif isinstance(agent, ChatAgent):
+        if history != "shared":
+            raise ConfigurationError(
+                f"history={history!r}: a {type(agent).__name__} cannot be copied per call; "
+                "pass a factory that builds a new agent, or use history='shared'"
+            )
+    else:
+        _check_factory(agent)
+        if history != "fresh":
+            raise ConfigurationError(
+                f"history={history!r} needs an agent or team instance: a factory builds a "
+                "new one per call (history='fresh')"
+            )
+
+
+def agent_spec(
+    agent: Runner | Factory,
+    *,
+    name: str,
+    description: str,
+    return_mode: ReturnMode,
+    history: HistoryMode,
+    timeout: float | None,
+    input_schema: type[BaseModel] | Mapping[str, Any] | None,
+    provider: str,
+) -> ToolSpec:
+    """The ToolSpec running ``agent`` as a sub-agent, a child per call (see
+    ``AutogenIntegration.agent_spec`` for what each history mode runs)."""
+    _check_history(agent, history)
     serial = _Serial()
+    warned: list[bool] = []
 
     @asynccontextmanager
-    async def child() -> AsyncIterator[ChatAgent]:
-        if factory is not None:
-            yield await _call_factory(factory, ChatAgent, "agent")
-        elif history == "shared":
-            assert template is not None
+    async def child() -> AsyncIterator[Runner]:
+        if isinstance(agent, AssistantAgent) and history != "shared":
+            if history == "fresh" and not warned and await agent.model_context.get_messages():
+                warned.append(True)
+                warnings.warn(
+                    f"agent tool {name!r}: history='fresh' now runs every call with no history "
+                    "(0.1 copied the template's); pass history='fork' to keep it",
+                    DeprecationWarning,
+                    stacklevel=1,
+                )
+            yield await clone_agent(agent, keep_history=history == "fork")
+        elif isinstance(agent, (ChatAgent, Team)):  # one call at a time
             async with serial.lock():
-                yield template
+                if isinstance(agent, Team) and history == "fresh":
+                    await agent.reset()
+                yield agent
         else:
-            assert isinstance(template, AssistantAgent)
-            yield await clone_agent(template)
-
-    async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
-        async with child() as runner:
-            items = await run_linked(lambda token: _drive_agent(runner, _task_text(request), token))
-        return to_response(items, raw=items)
-
-    spec = agent_tool(
-        invoke,
-        name=tool_name,
-        description=tool_description,
-        input_schema=input_schema,
-        return_mode=return_mode,
-        timeout=timeout,
-        provider=PROVIDER,
-    )
-    return build_tool(spec, executor=executor)
-
-
-# -- teams -------------------------------------------------------------------------------------
-def autogen_team_tool(
-    team: Team | TeamFactory,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    return_mode: ReturnMode = "last",
-    timeout: float | None = None,
-    input_schema: Any = None,
-    history: History = "fresh",
-    executor: Executor | None = None,
-) -> AutogenTool:
-    """An AutoGen team as a tool.
-
-    With a factory every call runs a new team, so parallel calls work (AutoGen's TeamTool
-    fails the second one with "The team is already running"). A team instance cannot be
-    cloned: its calls run one at a time, each after ``team.reset()`` (``history="fresh"``)
-    or continuing the same conversation (``history="shared"``).
-    """
-    check_framework()
-    _check_history(history)
-    if isinstance(team, Team):
-        instance: Team | None = team
-        factory: TeamFactory | None = None
-        tool_name = name or team.name
-        tool_description = description or team.description
-    elif callable(team):
-        instance, factory = None, team
-        tool_name, description = _factory_names(team, Team, "team", name, description, history)
-        tool_description = description or f"Ask the {tool_name} team."
-    else:
-        raise ConfigurationError(
-            f"autogen_team_tool needs an AutoGen team or a factory, got {type(team).__name__}"
-        )
-    serial = _Serial()
-
-    async def run_team(runner: Team, text: str) -> list[Item]:
-        return await run_linked(lambda token: _drive_team(runner, text, token))
+            yield await _call_factory(agent)
 
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         text = _task_text(request)
-        if factory is not None:
-            items = await run_team(await _call_factory(factory, Team, "team"), text)
-        else:
-            assert instance is not None
-            async with serial.lock():
-                if history == "fresh":
-                    await instance.reset()
-                items = await run_team(instance, text)
+        async with child() as runner:
+            if isinstance(runner, Team):
+                items = await run_linked(lambda token: _drive_team(runner, text, token))
+            else:
+                items = await run_linked(lambda token: _drive_agent(runner, text, token))
         return to_response(items, raw=items)
 
-    spec = agent_tool(
+    return agent_tool(
         invoke,
-        name=tool_name,
-        description=tool_description,
+        name=name,
+        description=description,
         input_schema=input_schema,
         return_mode=return_mode,
         timeout=timeout,
-        provider=PROVIDER,
+        provider=provider,
     )
-    return build_tool(spec, executor=executor)

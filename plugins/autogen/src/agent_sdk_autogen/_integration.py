@@ -1,24 +1,180 @@
-"""The Integration record of this plugin (kept free of framework imports)."""
+"""The AutoGen 0.7 Integration and the plugin's one hook: the entry point.
+
+Listing plugins imports this module, so it does not import AutoGen: the methods import
+``_tools``, ``_agents`` and ``_runs`` when they are used.
+"""
 
 from __future__ import annotations
 
-from agent_sdk import Integration
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from typing import Any
 
-SUPPORTED = ">=0.7,<0.8"
+from pydantic import BaseModel
 
-INTEGRATION = Integration(
-    name="autogen",
-    distribution="agent-sdk-autogen",
-    framework="autogen-agentchat",
-    supported=SUPPORTED,
-    aliases=("autogen-0.7",),
-    # AutoGen 0.7 has no tool-approval hook: the gate lives in the exported tool
-    # (approval=...), so bind_approval(port) returns None.
-    native_approval=None,
-    harness="agent_sdk_autogen.testing:AutogenHarness",
+from agent_sdk.integration import (
+    ApprovalGate,
+    CallContext,
+    ConfigurationError,
+    Executor,
+    HistoryMode,
+    Integration,
+    IntegrationError,
+    Requirement,
+    ReturnMode,
+    ToolSpec,
+    bind_call,
+    hookimpl,
 )
 
+_AGENTCHAT = "autogen_agentchat"
 
-def check_framework() -> str:
-    """The installed autogen-agentchat version; IntegrationError outside the supported range."""
-    return INTEGRATION.check()
+# The factories built once (in one agent_tool call) to read their agent's name/description.
+_samples: ContextVar[dict[int, Any] | None] = ContextVar("agent_sdk_autogen_samples", default=None)
+
+
+class AutogenIntegration(Integration):
+    """AutoGen 0.7: ToolSpecs as ``BaseTool``s whose calls all go through the executor (the
+    approval gate included: AutoGen has no tool-approval hook, so ``bind_approval`` is None),
+    agents and teams as tools (a child per call), contexts from AutoGen's call events."""
+
+    name = "autogen"
+    distribution = "agent-sdk-autogen"
+    requires = Requirement(
+        "autogen-agentchat",
+        ">=0.7,<0.8",
+        symbols=(
+            "autogen_core:EVENT_LOGGER_NAME",
+            "autogen_core:CancellationToken.add_callback",
+            "autogen_core:CancellationToken.link_future",
+            "autogen_core:FunctionCall",
+            "autogen_core.logging:ToolCallEvent",
+            "autogen_core.models:FunctionExecutionResult",
+            "autogen_core.model_context:ChatCompletionContext.clear",
+            "autogen_core.tools:BaseTool.run_json",
+            f"{_AGENTCHAT}.agents:AssistantAgent.save_state",
+            f"{_AGENTCHAT}.agents:AssistantAgent.load_state",
+            f"{_AGENTCHAT}.base:ChatAgent.on_messages_stream",
+            f"{_AGENTCHAT}.base:Team.run_stream",
+            f"{_AGENTCHAT}.base:Team.reset",
+            f"{_AGENTCHAT}.base:TaskResult",
+            f"{_AGENTCHAT}.messages:ModelClientStreamingChunkEvent",
+            f"{_AGENTCHAT}.messages:StructuredMessage",
+            f"{_AGENTCHAT}.messages:ThoughtEvent",
+            f"{_AGENTCHAT}.messages:ToolCallExecutionEvent",
+            f"{_AGENTCHAT}.messages:ToolCallRequestEvent",
+        ),
+    )
+    aliases = ("autogen-0.7",)
+    harness = "agent_sdk_autogen.testing:AutogenHarness"
+    history_modes = ("fresh", "fork", "shared")
+    provider = "autogen"
+
+    def export_tool(
+        self,
+        spec: ToolSpec,
+        *,
+        executor: Executor | None = None,
+        gate: ApprovalGate | None = None,
+        **options: Any,
+    ) -> Any:
+        """An ``AutogenTool`` (a ``BaseTool`` for ``AssistantAgent(tools=[...])``)."""
+        if "middleware" in options:
+            raise ConfigurationError(
+                "AutoGen 0.7 has no tool middleware; use approval= for the approval gate"
+            )
+        if options:
+            raise ConfigurationError(f"AutoGen tools take no option {', '.join(sorted(options))}")
+        from agent_sdk_autogen._tools import AutogenTool
+
+        return AutogenTool(spec, executor=executor or Executor(), gate=gate)
+
+    def agent_tool(self, agent: Any, **kwargs: Any) -> Any:
+        """As ``Integration.agent_tool``; ``agent`` is an AutoGen agent or team, or a factory
+        of one (a sync factory is built once here to read the name and description)."""
+        token = _samples.set({})
+        try:
+            return super().agent_tool(agent, **kwargs)
+        finally:
+            _samples.reset(token)
+
+    def agent_name(self, agent: Any) -> str:
+        from agent_sdk_autogen._agents import sample
+
+        made = sample(agent, _samples.get(), need="name")
+        assert made is not None  # an async factory without name= is refused
+        return super().agent_name(made)
+
+    def agent_description(self, agent: Any, name: str) -> str:
+        from agent_sdk_autogen._agents import sample
+
+        made = sample(agent, _samples.get(), need=None)
+        text = getattr(made, "description", None)
+        return text if isinstance(text, str) and text.strip() else f"Ask {name}."
+
+    def agent_spec(
+        self,
+        agent: Any,
+        *,
+        name: str,
+        description: str,
+        return_mode: ReturnMode,
+        history: HistoryMode,
+        timeout: float | None,
+        input_schema: type[BaseModel] | Mapping[str, Any] | None,
+        **options: Any,
+    ) -> ToolSpec:
+        """A child per call: a copy of an ``AssistantAgent`` template (``"fresh"``: with no
+        history, ``"fork"``: with the template's), the template itself one call at a time
+        (``"shared"``), a team one call at a time (after ``reset()`` unless ``"shared"``), or
+        a new agent or team from a factory (``"fresh"`` only)."""
+        if options:
+            raise ConfigurationError(
+                f"AutoGen agent tools take no option {', '.join(sorted(options))}"
+            )
+        from agent_sdk_autogen._agents import agent_spec
+
+        return agent_spec(
+            agent,
+            name=name,
+            description=description,
+            return_mode=return_mode,
+            history=history,
+            timeout=timeout,
+            input_schema=input_schema,
+            provider=self.provider,
+        )
+
+    def bind_context(self, event: Any) -> CallContext:
+        """The CallContext of an AutoGen event that identifies a call: a ``FunctionCall`` or
+        ``FunctionExecutionResult`` (call id), the run's ``CancellationToken`` (conversation),
+        or a mapping with ``call_id`` and ``cancellation_token``."""
+        from autogen_core import CancellationToken, FunctionCall
+        from autogen_core.models import FunctionExecutionResult
+
+        from agent_sdk_autogen._runs import bind_tool_call, conversation_id
+
+        if isinstance(event, FunctionCall):
+            return bind_call(call_id=event.id, conversation_id=None)
+        if isinstance(event, FunctionExecutionResult):
+            return bind_call(call_id=event.call_id, conversation_id=None)
+        if isinstance(event, CancellationToken):
+            return bind_call(call_id=None, conversation_id=conversation_id(event))
+        if isinstance(event, Mapping) and ("call_id" in event or "cancellation_token" in event):
+            token = event.get("cancellation_token")
+            if token is not None and not isinstance(token, CancellationToken):
+                raise ConfigurationError(
+                    "cancellation_token must be an autogen_core CancellationToken"
+                )
+            return bind_tool_call(event.get("call_id"), token)
+        raise IntegrationError(
+            f"integration 'autogen' cannot bind a context from {type(event).__name__}"
+        )
+
+
+INTEGRATION = AutogenIntegration()
+
+
+@hookimpl
+def agent_sdk_integrations() -> Sequence[Integration]:
+    return [INTEGRATION]

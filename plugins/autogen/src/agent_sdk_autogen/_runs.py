@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from autogen_core import CancellationToken
 
-from agent_sdk import ToolError
-from agent_sdk.context import new_id
+from agent_sdk.integration import CallContext, ToolError, bind_call, new_id
 
 if TYPE_CHECKING:
     from autogen_agentchat.base import TaskResult
@@ -50,12 +49,19 @@ def conversation_id(token: CancellationToken | None) -> str | None:
         return found
 
 
+def bind_tool_call(call_id: str | None, token: CancellationToken | None) -> CallContext:
+    """The CallContext of a tool call AutoGen is making now (call id + the run's token)."""
+    conversation = conversation_id(token)
+    return bind_call(call_id=call_id, conversation_id=conversation, thread_id=conversation)
+
+
 class AutogenToolError(Exception):
     """A failed tool call, as raised into AutoGen so that it sets ``is_error=True``.
 
     ``str(exc)`` is the JSON error the model sees; ``error`` is the ToolError and
-    ``exception`` the original exception (also ``__cause__``). AutoGen keeps only the text,
-    so use :func:`collect_tool_errors` to get these objects for a run.
+    ``exception`` the original exception (also ``__cause__``). AutoGen keeps only the text:
+    ``agent_sdk.tool_error(call_id)`` gives the ToolError of a call the host saw, and
+    :func:`collect_tool_errors` these objects for every failed call of a block.
     """
 
     def __init__(
@@ -84,7 +90,9 @@ _errors: contextvars.ContextVar[list[AutogenToolError] | None] = contextvars.Con
 
 @contextmanager
 def collect_tool_errors() -> Iterator[list[AutogenToolError]]:
-    """Collect the failed tool calls of the runs started in this block (sub-agents included).
+    """Collect the failed tool calls of the runs started in this block, sub-agents and team
+    members included (``path`` says where: AutoGen does not stream a child's events, so the
+    host never sees those call ids; for a call it saw, ``agent_sdk.tool_error(call_id)``).
 
     AutoGen turns a tool's exception into ``FunctionExecutionResult(content=str(exc),
     is_error=True)`` and drops the exception; this list keeps it for the host.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from autogen_core import EVENT_LOGGER_NAME, CancellationToken
@@ -12,21 +12,16 @@ from autogen_core.logging import ToolCallEvent
 from autogen_core.tools import BaseTool, ToolSchema
 from pydantic import BaseModel, ConfigDict
 
-from agent_sdk import (
+from agent_sdk.integration import (
     ApprovalGate,
-    ApprovalPort,
-    CallContext,
-    ConfigurationError,
     Executor,
     HierarchyLimitError,
-    Registry,
     ToolSpec,
-    bind_call,
+    record_failure,
 )
-from agent_sdk_autogen._integration import check_framework
 from agent_sdk_autogen._runs import (
     AutogenToolError,
-    conversation_id,
+    bind_tool_call,
     record_tool_error,
     stop_active_run,
 )
@@ -39,12 +34,6 @@ class _AnyArguments(BaseModel):
     executor (AutoGen itself never validates arguments against a hand-written schema)."""
 
     model_config = ConfigDict(extra="allow")
-
-
-def bind_tool_call(call_id: str | None, token: CancellationToken | None) -> CallContext:
-    """The CallContext of a tool call AutoGen is making now (call id + the run's token)."""
-    conversation = conversation_id(token)
-    return bind_call(call_id=call_id, conversation_id=conversation, thread_id=conversation)
 
 
 class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
@@ -110,6 +99,7 @@ class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
             failure = AutogenToolError(
                 exc.to_model_text(), error=exc, call_id=call_id, path=ctx.path
             )
+            record_failure(call_id, exc)
             record_tool_error(failure)
             # The budget is spent: end the run. Without a linked run (autogen_run, or a
             # sub-agent run by this SDK) AutoGen cannot be stopped from a tool without
@@ -149,47 +139,3 @@ class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
 
 def _loggable(args: Any) -> dict[str, Any]:
     return dict(args) if isinstance(args, Mapping) else {"arguments": args}
-
-
-def build_tool(
-    spec: ToolSpec,
-    *,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
-    middleware: Sequence[Any] = (),
-) -> AutogenTool:
-    if not isinstance(spec, ToolSpec):
-        raise ConfigurationError(f"autogen_tool needs a ToolSpec, got {type(spec).__name__}")
-    if middleware:
-        raise ConfigurationError(
-            "AutoGen 0.7 has no tool middleware; use approval= for the approval gate"
-        )
-    gate = ApprovalGate(approval) if approval is not None else None
-    return AutogenTool(spec, executor=executor or Executor(), gate=gate)
-
-
-def autogen_tool(
-    spec: ToolSpec, *, executor: Executor | None = None, approval: ApprovalPort | None = None
-) -> AutogenTool:
-    """``spec`` as an AutoGen 0.7 tool (a BaseTool for ``AssistantAgent(tools=[...])``).
-
-    ``executor`` runs the calls (default: a new Executor, whose port decides confirm calls:
-    none means denied). ``approval`` is a port asked once per confirm call before it runs;
-    the call then carries a one-use token the executor accepts.
-    """
-    check_framework()
-    return build_tool(spec, executor=executor, approval=approval)
-
-
-def autogen_tools(
-    registry: Registry | Iterable[ToolSpec],
-    *,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
-) -> list[AutogenTool]:
-    """Every spec of ``registry`` as an AutoGen tool, sharing one executor."""
-    check_framework()
-    specs = list(registry)
-    if executor is None:
-        executor = Executor(registry) if isinstance(registry, Registry) else Executor()
-    return [build_tool(spec, executor=executor, approval=approval) for spec in specs]

@@ -26,13 +26,11 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-from agent_sdk import ApprovalPort, Executor, ToolSpec
-from agent_sdk.extraction import ReturnMode
-from agent_sdk.testing import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
-from agent_sdk_autogen._agents import autogen_agent_tool
-from agent_sdk_autogen._runs import AutogenToolError, autogen_run, collect_tool_errors
+from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
+from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
+from agent_sdk_autogen import autogen_agent_tool, autogen_tool
+from agent_sdk_autogen._runs import autogen_run
 from agent_sdk_autogen._runs import conversation_id as _conversation_id
-from agent_sdk_autogen._tools import autogen_tool
 
 FUNCTION_CALLING = ModelInfo(
     vision=False,
@@ -135,7 +133,7 @@ class AutogenHarness(Harness):
 
     The orchestrator is an AssistantAgent run through :func:`autogen_run`; the run id the
     kit sees is the conversation id of the run's CancellationToken. AutoGen keeps no tool
-    exception, so the harness collects them with :func:`collect_tool_errors`.
+    exception: the harness asks the core for them (``tool_error(call_id)``).
     """
 
     integration = "autogen"
@@ -187,8 +185,7 @@ class AutogenHarness(Harness):
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
         orchestrator = scripted_agent("orchestrator", turns, tools=tools)
         token = CancellationToken()
-        with collect_tool_errors() as errors:
-            result = await autogen_run(orchestrator, task="start", cancellation_token=token)
+        result = await autogen_run(orchestrator, task="start", cancellation_token=token)
         seen: list[SeenResult] = []
         for message in result.messages:
             if isinstance(message, ToolCallExecutionEvent):
@@ -198,9 +195,8 @@ class AutogenHarness(Harness):
         last = result.messages[-1] if result.messages else None
         final = last.content if isinstance(last, TextMessage) else None
         conversation = _conversation_id(token)
-        exceptions: list[BaseException] = [
-            e for e in errors if isinstance(e, AutogenToolError) and not e.path
-        ]
+        errors = [e for r in seen if r.is_error and (e := tool_error(r.call_id)) is not None]
+        exceptions: list[BaseException] = [e.cause or e for e in errors]
         return RunResult(
             results=seen,
             final_text=final,

@@ -306,3 +306,34 @@ def test_a_pending_native_call_pauses_with_its_approval_id(tmp_path: Path) -> No
 
     after = asyncio.run(resume())
     assert ran == ["prod"] and after.final_output == "done"
+
+
+def test_with_sdk_tracing_off_a_resumed_deferred_call_runs_once(tmp_path: Path) -> None:
+    """Issue 15, item 13: without an SDK trace the run id was random per Runner.run, so the
+    resumed call never matched its deferred approval and never ran."""
+    ledger = Ledger()
+    port = DeferredApproval(tmp_path / "approvals.db")
+    tool = openai_agents_tool(ledger.spec(), approval=port)
+    call = ToolCall("pay", {"amount": 99, "to": "eve"})
+    agent = agent_with([tool], [Turn.call(call), Turn.say("paid")])
+    off = RunConfig(tracing_disabled=True, trace_id="trace_fixed_by_the_host")
+
+    async def first() -> str:
+        result = await Runner.run(agent, "go", run_config=off)
+        assert [i.call_id for i in result.interruptions] == [call.id]
+        return result.to_state().to_string()
+
+    blob = asyncio.run(first())
+    [entry] = port.pending()
+    port.resolve(entry.id, approved=True, reviewer="ops")
+
+    async def resume() -> Any:
+        state = await RunState.from_string(agent, blob)
+        for item in state.get_interruptions():
+            state.approve(item)
+        return await Runner.run(agent, state, run_config=off)
+
+    result = asyncio.run(resume())
+    assert outputs(result)[call.id] == "paid 99 to eve"
+    assert ledger.paid == [{"amount": 99, "to": "eve"}]
+    assert port.pending() == []  # the resumed call matched its approval: nothing new asked

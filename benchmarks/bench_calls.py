@@ -62,7 +62,7 @@ class Counter:
 
 
 def turns_for(n: int) -> list[Any]:
-    from agent_sdk.testing import ToolCall, Turn
+    from agent_sdk.scripted import ToolCall, Turn
 
     if n == 0:
         return [Turn.say("done")]

@@ -42,7 +42,7 @@ from agent_sdk import (
     fan_out,
     run_scope,
 )
-from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
+from agent_sdk.scripted import ScriptedAgent, ToolCall, Turn
 from benchmarks.common import PeakRSS, emit, quiet_frameworks, summary, top_costs, versions
 
 CHILD_DELAY = 0.05

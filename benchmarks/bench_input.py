@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from agent_sdk import Executor, HierarchyLimits, ToolSpec, get_integration, run_scope
-from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
+from agent_sdk.scripted import ScriptedAgent, ToolCall, Turn
 from benchmarks.common import emit, quiet_frameworks, versions
 
 REVIEWERS = ("legal", "tax", "technical")

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent_sdk import ToolSpec
 from agent_sdk.extraction import ReturnMode
-from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
+from agent_sdk.scripted import ScriptedAgent, ToolCall, Turn
 
 Handler = Callable[..., Awaitable[Any]]
 _names = itertools.count(1)
@@ -321,7 +321,7 @@ class FastAgentDriver(Driver):
     def runner(
         self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
     ) -> Runner:
-        from agent_sdk_fast_agent import instrument
+        from agent_sdk_fast_agent import orchestrate
 
         internal = f"orchestrator_{next(_names)}"
         self._agents[internal] = list(turns)
@@ -334,7 +334,7 @@ class FastAgentDriver(Driver):
         def setup(app: Any) -> None:
             agent = app[internal]
             if instrumented:
-                instrument(agent, tools=tools)
+                orchestrate(agent, tools=tools)
             else:
                 for tool in tools:
                     agent.add_tool(tool)

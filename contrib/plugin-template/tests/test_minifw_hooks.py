@@ -7,7 +7,7 @@ from agent_sdk_minifw import _integration, minifw_tool
 from agent_sdk_minifw.framework import Agent, ToolEvent
 
 from agent_sdk import AgentResponse, AutoApprove, Executor, Message, Registry, get_integration
-from agent_sdk.extraction import extract
+from agent_sdk.output_modes import extract
 from agent_sdk.plugins import loaded_plugins
 from agent_sdk.scripted import ToolCall, Turn
 

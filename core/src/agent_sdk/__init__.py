@@ -48,12 +48,13 @@ from agent_sdk.errors import (
 )
 from agent_sdk.executor import Executor, ToolOutcome
 from agent_sdk.exports import deprecated_exports
-from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage, extract
+from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage
 from agent_sdk.failures import tool_error
 
 # Integrations and plugins.
 from agent_sdk.hookspecs import hookimpl
 from agent_sdk.integration import Integration, Requirement, get_integration, integrations
+from agent_sdk.output_modes import extract
 from agent_sdk.plugins import register_plugin
 from agent_sdk.run import HierarchyLimits, RunReport, RunState, bind_call, current_run, run_scope
 

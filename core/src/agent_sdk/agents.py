@@ -18,8 +18,9 @@ from agent_sdk import _spans
 from agent_sdk import semconv as sc
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
-from agent_sdk.extraction import AgentResponse, ReturnMode, Usage, check_return_mode, extract
+from agent_sdk.extraction import AgentResponse, ReturnMode, Usage
 from agent_sdk.names import model_name
+from agent_sdk.output_modes import check_return_mode, extract
 from agent_sdk.run import METER_VAR, PENDING_VAR, RUN_VAR, HierarchyLimits, RunState
 from agent_sdk.spec import ToolSpec
 

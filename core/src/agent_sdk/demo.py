@@ -9,6 +9,7 @@ answer, the run's cost report and the trace tree are printed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import tempfile
@@ -23,6 +24,7 @@ from agent_sdk.integration import Integration, integrations
 from agent_sdk.run import HierarchyLimits, run_scope
 from agent_sdk.scripted import Harness, ScriptedAgent, ToolCall, Turn
 from agent_sdk.spec import ToolSpec
+from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file
 
 DEFAULT_ORDER = ("ag2", "openai-agents", "autogen", "fast-agent")
 CLAUSE = (
@@ -209,10 +211,6 @@ async def run_demo(
 
 
 def main(args: Any) -> int:
-    import asyncio
-
-    from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file
-
     integration = pick_integration(args.framework)
     integration.check()
     trace_file = (

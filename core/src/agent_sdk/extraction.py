@@ -1,8 +1,8 @@
-"""The neutral finished agent response and the output modes that turn it into tool text."""
+"""The neutral finished agent response, and the built-in output modes that turn it into tool
+text (all, last, json). Choosing a mode, plugins' modes included: ``agent_sdk.output_modes``."""
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from agent_sdk.errors import ConfigurationError, ErrorKind, ToolError
+from agent_sdk.errors import ErrorKind, ToolError
+from agent_sdk.exports import deprecated_exports
 
 
 @dataclass(frozen=True)
@@ -115,55 +116,11 @@ _BUILTIN_FUNCTIONS: dict[str, Callable[[AgentResponse], str]] = {
 }
 
 
-def check_return_mode(mode: Any) -> ReturnMode:
-    """Refuse an unknown mode or an async callable at configuration time."""
-    if callable(mode) and not isinstance(mode, str):
-        if inspect.iscoroutinefunction(mode) or inspect.iscoroutinefunction(
-            getattr(mode, "__call__", None)  # noqa: B004
-        ):
-            raise ConfigurationError(
-                "return_mode callables must be synchronous: they select text from a finished "
-                "response"
-            )
-        return mode  # type: ignore[no-any-return]
-    if isinstance(mode, str) and mode in BUILTIN_MODES:
-        return mode  # type: ignore[return-value]  # no need to load plugins for a built-in
-    from agent_sdk.plugins import output_modes
-
-    known = output_modes()
-    if not isinstance(mode, str) or mode not in known:
-        raise ConfigurationError(
-            f"return_mode {mode!r} is not known; use one of {', '.join(sorted(known))} "
-            "or a function AgentResponse -> str"
-        )
-    return mode  # type: ignore[return-value]
-
-
-def extract(response: AgentResponse, mode: ReturnMode, *, agent: str = "agent") -> str:
-    """The tool result text for ``response`` under ``mode``.
-
-    Pending approvals inside the child come first and are never hidden by extraction: the
-    result is the approval-pending error naming them.
-    """
-    if response.pending_approvals:
-        ids = ", ".join(response.pending_approvals)
-        raise ToolError(
-            ErrorKind.APPROVAL_PENDING,
-            f"approval required: {ids} (sub-agent '{agent}' is waiting for approval)",
-            approval_id=response.pending_approvals[0],
-        )
-    if callable(mode) and not isinstance(mode, str):
-        fn = mode
-    elif mode in _BUILTIN_FUNCTIONS:
-        fn = _BUILTIN_FUNCTIONS[mode]
-    else:
-        from agent_sdk.plugins import output_modes
-
-        fn = output_modes()[mode]
-    text = fn(response)
-    if not isinstance(text, str):
-        raise ToolError(
-            ErrorKind.TOOL_FAILED,
-            f"the return_mode function for '{agent}' returned {type(text).__name__}, not str",
-        )
-    return text
+# Moved in 0.2 to agent_sdk.output_modes (they ask the plugins); warn once, still work.
+__getattr__ = deprecated_exports(
+    __name__,
+    {
+        "check_return_mode": ("agent_sdk.output_modes", "check_return_mode"),
+        "extract": ("agent_sdk.output_modes", "extract"),
+    },
+)

@@ -62,13 +62,15 @@ async def test_budget_exhaustion_ends_the_run_and_the_model_is_not_called_again(
 
 async def test_budget_exhaustion_deep_in_the_hierarchy_ends_the_top_run() -> None:
     leaf = ag2_agent_tool(_worker("leaf"))
-    # Each leaf spends one model call; the third leaf call finds the budget of 2 spent.
+    # middle holds one call of the budget while it runs and each leaf spends one: the third
+    # leaf call finds the budget of 3 spent.
     middle_turns = [Turn.call(call("leaf", {"request": r})) for r in "abc"] + [Turn.say("done")]
     middle = ag2_agent_tool(Agent("middle", config=ScriptedConfig(middle_turns), tools=[leaf]))
-    async with run_scope(limits=HierarchyLimits(max_depth=3, max_model_calls=2)) as state:
+    async with run_scope(limits=HierarchyLimits(max_depth=3, max_model_calls=3)) as state:
         with pytest.raises(HierarchyLimitError, match="'leaf' was not started"):
             await run_agent([middle], [Turn.call(call("middle", {"request": "go"})), Turn.say("x")])
     assert state.report.per_path["middle/leaf"].calls == 2 and state.active == 0
+    assert state.reserved == 0
 
 
 async def test_child_usage_and_input_size_reach_the_run_report() -> None:

@@ -1,5 +1,5 @@
 import sys
 from pathlib import Path
 
-# Lets the e2e tests import e2e_support under pytest's importlib import mode.
+# Lets the e2e tests import e2e_helpers under pytest's importlib import mode.
 sys.path.insert(0, str(Path(__file__).parent))

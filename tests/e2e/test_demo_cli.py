@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from e2e_support import entry_point_name, plugin_dirs
+from e2e_helpers import entry_point_name, plugin_dirs
 
 FRAMEWORKS = [entry_point_name(p) for p in plugin_dirs()]
 

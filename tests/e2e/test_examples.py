@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import pytest
-from e2e_support import ROOT
+from e2e_helpers import ROOT
 
 EXAMPLES = sorted((ROOT / "contrib" / "examples").glob("*.py"))
 

@@ -7,7 +7,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from e2e_support import ROOT, entry_point_name, plugin_dirs
+from e2e_helpers import ROOT, entry_point_name, plugin_dirs
 
 CHECK = """
 import json, sys

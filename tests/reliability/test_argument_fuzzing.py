@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rel_helpers import Calls, error_of, only_plugin, plugin_names
+from reliability_helpers import Calls, error_of, only_plugin, plugin_names
 
 from agent_sdk import ErrorKind, Executor
 from agent_sdk.spec import MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH

@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from rel_helpers import only_plugin, plugin_names
+from reliability_helpers import only_plugin, plugin_names
 
 from agent_sdk import (
     AgentResponse,

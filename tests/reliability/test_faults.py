@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from rel_helpers import error_of, only_plugin, plugin_names
+from reliability_helpers import error_of, only_plugin, plugin_names
 
 from agent_sdk import (
     AgentResponse,

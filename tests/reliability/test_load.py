@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from rel_helpers import only_plugin, plugin_names
+from reliability_helpers import only_plugin, plugin_names
 
 from agent_sdk import (
     ApprovalGate,

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from rel_helpers import error_of, only_plugin, plugin_names
+from reliability_helpers import error_of, only_plugin, plugin_names
 
 from agent_sdk import (
     AgentResponse,

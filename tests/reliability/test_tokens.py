@@ -16,7 +16,7 @@ import threading
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from rel_helpers import Calls
+from reliability_helpers import Calls
 
 from agent_sdk import ApprovalError, ApprovalToken, CallContext, ErrorKind, Executor
 from agent_sdk.approval import AUTHORITY, TokenAuthority

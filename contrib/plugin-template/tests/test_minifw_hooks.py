@@ -3,13 +3,13 @@
 import asyncio
 
 import pytest
-from agent_sdk_minifw import _integration, minifw_tool
-from agent_sdk_minifw.framework import Agent, ToolEvent
 
 from agent_sdk import AgentResponse, AutoApprove, Executor, Message, Registry, get_integration
 from agent_sdk.output_modes import extract
 from agent_sdk.plugins import loaded_plugins
 from agent_sdk.scripted import ToolCall, Turn
+from agent_sdk_minifw import _integration, minifw_tool
+from agent_sdk_minifw.framework import Agent, ToolEvent
 
 
 def test_discovered_through_the_entry_point():

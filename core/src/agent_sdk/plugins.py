@@ -11,6 +11,7 @@ import importlib.metadata as md
 import os
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -126,6 +127,30 @@ def reset_plugins() -> None:
         _plugins.loaded.clear()
         _plugins.failed.clear()
         _plugins.by_name.clear()
+
+
+@contextmanager
+def loading_only(*entry_points: str) -> Iterator[None]:
+    """Inside the block only the named entry points load (none: no plugins at all); the
+    previous setting comes back afterwards. For tests and tools that must not import every
+    installed framework."""
+    saved = {k: os.environ.get(k) for k in (ENV_ONLY, ENV_NO_AUTOLOAD)}
+    for key in saved:
+        os.environ.pop(key, None)
+    if entry_points:
+        os.environ[ENV_ONLY] = ",".join(entry_points)
+    else:
+        os.environ[ENV_NO_AUTOLOAD] = "1"
+    reset_plugins()
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        reset_plugins()
 
 
 def loaded_plugins() -> list[PluginInfo]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-PROBE = Path(__file__).with_name("fast_agent_otel_probe.py")
+PROBE = Path(__file__).with_name("fast_agent_span_probe.py")
 
 
 def probe(cwd: Path) -> dict[str, dict[str, Any]]:

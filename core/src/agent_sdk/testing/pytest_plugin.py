@@ -10,7 +10,6 @@ Fixtures for any project testing an agent-sdk integration:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -34,28 +33,16 @@ def spans() -> Iterator[Any]:
     provider.shutdown()
 
 
-_ENV = ("AGENT_SDK_PLUGINS", "AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD")
-
-
 @pytest.fixture
 def only_plugins() -> Iterator[Callable[..., None]]:
-    from agent_sdk.plugins import reset_plugins
+    from contextlib import ExitStack
 
-    saved = {k: os.environ.get(k) for k in _ENV}
+    from agent_sdk.plugins import loading_only
 
-    def restrict(*entry_points: str) -> None:
-        for key in _ENV:
-            os.environ.pop(key, None)
-        if entry_points:
-            os.environ["AGENT_SDK_PLUGINS"] = ",".join(entry_points)
-        else:
-            os.environ["AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        reset_plugins()
+    with ExitStack() as stack:
 
-    yield restrict
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
-    reset_plugins()
+        def restrict(*entry_points: str) -> None:
+            stack.close()  # a second call replaces the first
+            stack.enter_context(loading_only(*entry_points))
+
+        yield restrict

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata as md
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,8 +13,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_sdk import CallContext, ToolSpec
-from agent_sdk.integration import KNOWN_DISTRIBUTIONS
-from agent_sdk.plugins import ENV_NO_AUTOLOAD, ENV_ONLY, reset_plugins
+from agent_sdk.integration import KNOWN_DISTRIBUTIONS, get_integration
+from agent_sdk.plugins import loading_only
 from agent_sdk.testing.contract import exception_chain
 
 
@@ -33,21 +32,8 @@ def plugin_names() -> list[str]:
 @contextmanager
 def only_plugin(name: str) -> Iterator[Any]:
     """Load only ``name``'s plugin (others take seconds to import) and yield its Harness."""
-    saved = {k: os.environ.get(k) for k in (ENV_ONLY, ENV_NO_AUTOLOAD)}
-    os.environ[ENV_ONLY] = name
-    os.environ.pop(ENV_NO_AUTOLOAD, None)
-    reset_plugins()
-    try:
-        from agent_sdk import get_integration
-
+    with loading_only(name):
         yield get_integration(name).load_harness()
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        reset_plugins()
 
 
 def error_of(text: str) -> dict[str, Any] | None:

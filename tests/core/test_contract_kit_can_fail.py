@@ -72,6 +72,23 @@ BROKEN = {
                 spec = agent_tool(invoke, name=agent.name, description="d", return_mode="all", timeout=timeout)
                 return minifw_tool(spec)
     """,
+    # Runs the tool calls of a turn one at a time (a lock around every call).
+    "serial": """
+        import asyncio
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool
+        from agent_sdk_minifw.testing import MiniHarness
+        LOCK = []
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    if not LOCK:
+                        LOCK.append(asyncio.Lock())
+                    async with LOCK[0]:
+                        return await good.fn(event)
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
 }
 
 # Every check each variant fails, and only those: the variants are coarse (each breaks
@@ -113,6 +130,7 @@ EXPECTED_FAILURES = {
         "test_c8_copies_share_spec_executor_and_tokens",
         "test_c9_pending_approvals_in_the_child_are_not_hidden",
     ],
+    "serial": ["test_c12_calls_in_one_turn_run_concurrently"],
     "shared-child": [
         "test_c12_clones_do_not_share_history",
         "test_c9_callable_and_bad_modes",

@@ -3,7 +3,6 @@
 import asyncio
 import json
 import logging
-import time
 
 import pytest
 from pydantic import BaseModel
@@ -117,13 +116,13 @@ def test_child_timeout_is_an_explicit_error_naming_the_agent():
 
     async def main():
         async with run_scope(limits=HierarchyLimits(child_timeout=0.05)) as run:
-            t0 = time.monotonic()
-            outcome = await Executor().run_spec(spec, {"request": "x"})
-            return run, outcome, time.monotonic() - t0
+            # Ends long before the child's 10 s: the timeout, not the child, ended it.
+            outcome = await asyncio.wait_for(Executor().run_spec(spec, {"request": "x"}), 5)
+            return run, outcome
 
-    run, outcome, wall = asyncio.run(main())
+    run, outcome = asyncio.run(main())
     assert outcome.error.kind.value == "tool-timeout" and "sleepy" in outcome.error.message
-    assert wall < 2 and run.active == 0
+    assert run.active == 0
 
 
 def test_cancellation_restores_depth_and_path():
@@ -214,8 +213,18 @@ def test_parallel_children_under_max_parallel_wait_their_turn():
 
 
 def test_fifty_children_run_concurrently():
+    running = [0, 0]  # now, peak
+    all_in = asyncio.Event()
+
     async def child(request, ctx):
-        await asyncio.sleep(0.05)
+        running[0] += 1
+        running[1] = max(running[1], running[0])
+        if running[0] == 50:
+            all_in.set()
+        try:  # every child waits until all fifty are running (10 s at most)
+            await asyncio.wait_for(all_in.wait(), 10)
+        finally:
+            running[0] -= 1
         return reply(request)
 
     spec = agent_tool(child, name="c", description="c")
@@ -223,15 +232,13 @@ def test_fifty_children_run_concurrently():
     async def main():
         async with run_scope():
             ex = Executor()
-            t0 = time.monotonic()
-            outcomes = await asyncio.gather(
+            return await asyncio.gather(
                 *(ex.run_spec(spec, {"request": str(i)}) for i in range(50))
             )
-            return outcomes, time.monotonic() - t0
 
-    outcomes, wall = asyncio.run(main())
+    outcomes = asyncio.run(main())
     assert all(o.ok for o in outcomes)
-    assert wall < 1.0, f"50 x 50 ms took {wall:.2f}s: the children did not run concurrently"
+    assert running[1] == 50, f"at most {running[1]} of 50 children ran at once"
 
 
 # -- the reviewers scenario with fan_out --------------------------------------------------

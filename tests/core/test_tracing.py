@@ -3,7 +3,6 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
@@ -171,12 +170,9 @@ def test_fifty_parallel_children_each_nest_under_their_own_call(spans):
     async def main():
         async with run_scope():
             ex = Executor()
-            t0 = time.monotonic()
             await asyncio.gather(*(ex.run_spec(spec, {"request": str(i)}, None) for i in range(50)))
-            return time.monotonic() - t0
 
-    wall = asyncio.run(main())
-    assert wall < 1.5
+    asyncio.run(main())
     finished = spans.get_finished_spans()
     tools = {s.context.span_id for s in by_name(finished, "execute_tool child")}
     agents = by_name(finished, "invoke_agent child")

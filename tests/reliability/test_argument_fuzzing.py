@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reliability_helpers import Calls, error_of, only_plugin, plugin_names
 
-from agent_sdk import ErrorKind, Executor
+from agent_sdk import ErrorKind, Executor, ToolSpec
 from agent_sdk.spec import MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH
 from agent_sdk.testing import ToolCall, Turn
 
@@ -153,16 +153,26 @@ def test_the_limits_hold_exactly_at_their_boundaries() -> None:
     over = base + "z" * (MAX_ARGUMENT_BYTES - len(base) - 1) + '"}'
     assert run(over).error.kind is ErrorKind.TOOL_ARGS_INVALID
     assert "larger than" in run(over).error.message
-    # Depth: ``items`` itself is level 1 under the arguments object.
-    nested_ok = {"count": 1, "label": "x", "extra_depth": None}
-    del nested_ok["extra_depth"]
-    depth_ok = _nest(MAX_ARGUMENT_DEPTH - 1)
-    depth_bad = _nest(MAX_ARGUMENT_DEPTH)
-    ok = run(json.dumps({**nested_ok, "items": depth_ok}))
-    assert ok.error is None or "nested deeper" not in ok.error.message
-    bad = run(json.dumps({**nested_ok, "items": depth_bad}))
-    assert bad.error.kind is ErrorKind.TOOL_ARGS_INVALID and "nested deeper" in bad.error.message
     assert len(calls.calls) == 1
+    # Depth, on a tool that takes any JSON (so nothing but the depth can be wrong): ``tree``
+    # itself is level 1 under the arguments object.
+    seen: list[Any] = []
+
+    async def keep(tree: Any) -> str:
+        seen.append(tree)
+        return "kept"
+
+    free = ToolSpec(
+        name="keep",
+        description="Keep any JSON.",
+        handler=keep,
+        input_schema={"type": "object", "properties": {"tree": {}}, "required": ["tree"]},
+    )
+    ok = asyncio.run(ex.run_spec(free, json.dumps({"tree": _nest(MAX_ARGUMENT_DEPTH - 1)})))
+    assert ok.error is None and ok.text == "kept", ok.text  # at the limit: accepted and run
+    bad = asyncio.run(ex.run_spec(free, json.dumps({"tree": _nest(MAX_ARGUMENT_DEPTH)})))
+    assert bad.error.kind is ErrorKind.TOOL_ARGS_INVALID and "nested deeper" in bad.error.message
+    assert len(seen) == 1
 
 
 json_values = st.recursive(

@@ -103,6 +103,46 @@ class Recorder:
         )
 
 
+class InFlight:
+    """A tool that counts the calls running at once. Each call waits until ``open_at`` calls
+    are in flight (``patience`` seconds at most, the only clock), so the peak proves
+    concurrency (it reaches ``open_at``) or seriality (it stays 1) without a stopwatch."""
+
+    def __init__(self, *, open_at: int, patience: float = 10.0) -> None:
+        self.open_at = open_at
+        self.patience = patience
+        self.now = self.peak = self.entered = 0
+        self._opened: asyncio.Event | None = None
+
+    def spec(self, name: str) -> ToolSpec:
+        async def handler(label: str) -> str:
+            if self._opened is None:
+                self._opened = asyncio.Event()
+            self.entered += 1
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+            if self.now >= self.open_at:
+                self._opened.set()
+            try:
+                await asyncio.wait_for(self._opened.wait(), self.patience)
+            except TimeoutError:
+                pass  # the others never came: the peak says so
+            finally:
+                self.now -= 1
+            return label
+
+        return ToolSpec(
+            name=name,
+            description="Wait for the other calls.",
+            handler=handler,
+            input_schema={
+                "type": "object",
+                "properties": {"label": {"type": "string"}},
+                "required": ["label"],
+            },
+        )
+
+
 class CountingPort:
     def __init__(self, answer: Decision | bool = True) -> None:
         self.answer = answer
@@ -670,30 +710,40 @@ class ContractSuite:
     def test_c12_calls_in_one_turn_run_concurrently(self, harness: Harness) -> None:
         if not harness.parallel:
             pytest.skip(f"{harness.integration} runs one tool call at a time (documented)")
-        rec = Recorder()
-        tool = harness.export_tool(rec.sleep_spec(0.5), executor=Executor())
-        calls = [ToolCall("nap", {"label": f"n{i}"}) for i in range(4)]
-        t0 = time.monotonic()
+        meter = InFlight(open_at=4, patience=3.0)
+        tool = harness.export_tool(meter.spec("gather"), executor=Executor())
+        calls = [ToolCall("gather", {"label": f"n{i}"}) for i in range(4)]
         result = run(harness.run([tool], [Turn.call(*calls), Turn.say("done")]))
-        wall = time.monotonic() - t0
         assert sorted(r.text for r in result.results) == ["n0", "n1", "n2", "n3"]
-        assert wall < 1.6, f"4 x 0.5 s in one turn took {wall:.2f}s: not concurrent"
+        # Each call waits (3 s at most) until all four are running: only concurrent calls
+        # all get through, however fast or slow the machine.
+        assert meter.peak == 4, f"at most {meter.peak} of 4 calls ran at once: not concurrent"
 
     def test_c12_max_parallel_bounds_children(self, harness: Harness) -> None:
         if not harness.parallel:
             pytest.skip(f"{harness.integration} runs one tool call at a time (documented)")
-        agent = harness.export_agent_tool(ScriptedAgent("napper", [Turn.say("ok", delay=0.3)]))
+        # Each child calls a probe that waits (0.5 s at most) for a second child to arrive:
+        # under max_parallel=1 none ever does, so the peak stays 1.
+        meter = InFlight(open_at=2, patience=0.5)
+        probe = harness.export_tool(meter.spec("probe"), executor=Executor())
+        agent = harness.export_agent_tool(
+            ScriptedAgent(
+                "napper",
+                [Turn.call(ToolCall("probe", {"label": "p"})), Turn.say("ok")],
+                tools=[probe],
+            )
+        )
         name = _tool_name(harness, agent)
         calls = [ToolCall(name, {"request": f"r{i}"}) for i in range(3)]
 
-        async def main() -> float:
+        async def main() -> None:
             async with run_scope(limits=HierarchyLimits(max_parallel=1)):
-                t0 = time.monotonic()
                 result = await harness.run([agent], [Turn.call(*calls), Turn.say("done")])
                 assert [result.result(c.id).text for c in calls] == ["ok"] * 3
-                return time.monotonic() - t0
 
-        assert run(main()) >= 0.85, "max_parallel=1 must run the three children one after another"
+        run(main())
+        assert meter.entered == 3, "every child ran its probe"
+        assert meter.peak == 1, f"{meter.peak} children ran at once under max_parallel=1"
 
     def test_c12_clones_do_not_share_history(self, harness: Harness) -> None:
         agent = harness.export_agent_tool(
@@ -714,4 +764,12 @@ def _tool_name(harness: Harness, tool: Any) -> str:
     return str(harness.advertised(tool)["name"])
 
 
-__all__ = ["ContractSuite", "CountingPort", "Recorder", "error_of", "exception_chain", "run"]
+__all__ = [
+    "ContractSuite",
+    "CountingPort",
+    "InFlight",
+    "Recorder",
+    "error_of",
+    "exception_chain",
+    "run",
+]

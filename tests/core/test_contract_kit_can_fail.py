@@ -89,6 +89,120 @@ BROKEN = {
                         return await good.fn(event)
                 return Tool(good.name, good.description, good.parameters, fn)
     """,
+    # Turns the cancellation into an error result: the run goes on as if nothing happened.
+    "swallows-cancel": """
+        import asyncio
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool, ToolResult
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    try:
+                        return await good.fn(event)
+                    except asyncio.CancelledError:
+                        return ToolResult('{"error": {"kind": "tool-failed", "message": "x"}}', True)
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Lets the cancellation through but leaves the handler running in its own task.
+    "leaves-handler-running": """
+        import asyncio
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    return await asyncio.shield(asyncio.ensure_future(good.fn(event)))
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Never hands the approval port to the executor: the port is never asked.
+    "port-never-asked": """
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                return minifw_tool(spec, executor=executor)
+    """,
+    # Binds no call id (every call looks the same to the approval binding and the host).
+    "no-call-id": """
+        from agent_sdk.integration import bind_call
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool, ToolEvent
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    blank = ToolEvent("", event.tool, event.arguments, event.session_id, event.agent)
+                    return await good.fn(blank)
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Binds a run id of its own instead of the framework's conversation (or the run scope's).
+    "wrong-run-id": """
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool, ToolEvent
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    other = ToolEvent(event.call_id, event.tool, event.arguments, "other-session", event.agent)
+                    return await good.fn(other)
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Drops the handler's exception: the host cannot find out what failed.
+    "drops-exception": """
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool, ToolResult
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    res = await good.fn(event)
+                    return ToolResult(res.text, res.is_error, None)
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Reports failures as successes: the framework's error flag is never set.
+    "errors-as-success": """
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool, ToolResult
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    res = await good.fn(event)
+                    return ToolResult(res.text, False, res.exception)
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Reports no usage for its sub-agents: the run's budget and cost report miss them.
+    "no-usage": """
+        from agent_sdk import AgentResponse, Message, Usage, agent_tool
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Agent
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_agent_tool(self, agent, *, return_mode="last", timeout=None, input_schema=None):
+                async def invoke(request, ctx):
+                    text = request if isinstance(request, str) else str(request)
+                    session = await Agent(agent.name, agent.turns, agent.tools).run(text)
+                    return AgentResponse(messages=[Message(m["role"], m["text"]) for m in session.messages], usage=Usage())
+                spec = agent_tool(invoke, name=agent.name, description="d", return_mode=return_mode, timeout=timeout, input_schema=input_schema)
+                return minifw_tool(spec)
+    """,
+    # Ignores the return mode: always the whole conversation.
+    "ignores-return-mode": """
+        from agent_sdk_minifw import minifw_agent_tool
+        from agent_sdk_minifw.framework import Agent
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_agent_tool(self, agent, *, return_mode="last", timeout=None, input_schema=None):
+                return minifw_agent_tool(Agent(agent.name, agent.turns, agent.tools), description=agent.description, return_mode="all", timeout=timeout, input_schema=input_schema)
+    """,
 }
 
 # Every check each variant fails, and only those: the variants are coarse (each breaks
@@ -131,6 +245,39 @@ EXPECTED_FAILURES = {
         "test_c9_pending_approvals_in_the_child_are_not_hidden",
     ],
     "serial": ["test_c12_calls_in_one_turn_run_concurrently"],
+    "ignores-return-mode": [
+        "test_c9_callable_and_bad_modes",
+        "test_c9_last_returns_only_the_final_message",
+    ],
+    "no-usage": [
+        "test_c11_budget_exhaustion_stops_the_run",
+    ],
+    "errors-as-success": [
+        "test_c3_failing_handler_gives_a_structured_error",
+    ],
+    "drops-exception": [
+        "test_c3_failing_handler_gives_a_structured_error",
+    ],
+    "wrong-run-id": [
+        "test_c5_context_is_bound",
+    ],
+    "no-call-id": [
+        "test_c5_context_is_bound",
+        "test_c6_approved_runs_once_and_executor_does_not_ask_again",
+    ],
+    "port-never-asked": [
+        "test_c4_cancellation_propagates_and_leaves_nothing_behind",
+        "test_c6_approved_runs_once_and_executor_does_not_ask_again",
+        "test_c6_deferred_returns_the_approval_id",
+        "test_c8_copies_share_spec_executor_and_tokens",
+        "test_c9_pending_approvals_in_the_child_are_not_hidden",
+    ],
+    "leaves-handler-running": [
+        "test_c4_cancellation_propagates_and_leaves_nothing_behind",
+    ],
+    "swallows-cancel": [
+        "test_c4_cancellation_propagates_and_leaves_nothing_behind",
+    ],
     "shared-child": [
         "test_c12_clones_do_not_share_history",
         "test_c9_callable_and_bad_modes",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -145,6 +146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AgentSDKError as exc:
         print(f"agent-sdk: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`agent-sdk trace show t.json | head`): stop quietly, and
+        # keep Python from complaining again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print("agent-sdk: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

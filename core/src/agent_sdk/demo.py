@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from agent_sdk.approval import ApprovalPort, ApprovalRequest, AutoApprove, CallbackApproval, DenyAll
 from agent_sdk.errors import IntegrationError
 from agent_sdk.executor import Executor
-from agent_sdk.integration import Integration, integrations
+from agent_sdk.integration import KNOWN_DISTRIBUTIONS, Integration, integrations
 from agent_sdk.run import HierarchyLimits, run_scope
 from agent_sdk.scripted import Harness, ScriptedAgent, ToolCall, Turn
 from agent_sdk.spec import ToolSpec
@@ -60,10 +60,12 @@ def pick_integration(name: str | None) -> Integration:
         for integration in integrations():
             if name in integration.names:
                 return integration
-        installed = ", ".join(available) or "none"
+        installed = ", ".join(sorted(available)) or "none"
+        known = KNOWN_DISTRIBUTIONS.get(name)
+        names = ", ".join(sorted(KNOWN_DISTRIBUTIONS))
+        hint = f"pip install {known}" if known else f"known integrations: {names}"
         raise IntegrationError(
-            f"no integration named {name!r} is installed (installed: {installed}); "
-            f"pip install agent-sdk-{name}"
+            f"no integration named {name!r} is installed (installed: {installed}); {hint}"
         )
     for candidate in DEFAULT_ORDER:
         if candidate in available:
@@ -211,11 +213,14 @@ async def run_demo(
 
 
 def main(args: Any) -> int:
+    with tempfile.TemporaryDirectory(prefix="agent-sdk-demo-") as scratch:
+        # Without --trace-file the trace lives in a folder that is removed afterwards.
+        return _main(args, Path(args.trace_file) if args.trace_file else Path(scratch) / "t.json")
+
+
+def _main(args: Any, trace_file: Path) -> int:
     integration = pick_integration(args.framework)
     integration.check()
-    trace_file = (
-        Path(args.trace_file) if args.trace_file else Path(tempfile.mkdtemp()) / "trace.json"
-    )
     provider = configure_tracing(
         "agent-sdk-demo", endpoint=args.otlp, file=trace_file, set_global=True
     )

@@ -82,6 +82,34 @@ def test_each_plugin_installs_alone_and_is_discovered(tmp_path):
         )
         line = next(line for line in out.stdout.splitlines() if line.startswith(info["name"]))
         assert line.rstrip().endswith("ok"), out.stdout
+        # The main job works with nothing else installed, from outside the repo.
+        work = tmp_path / f"{plugin.name}-work"
+        work.mkdir()
+        demo = subprocess.run(
+            [
+                str(python.parent / "agent-sdk"),
+                "demo",
+                "--framework",
+                info["name"],
+                "--trace-file",
+                "t.json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=work,
+        )
+        assert demo.returncode == 0, f"{plugin.name}: {demo.stderr[-2000:]}"
+        assert "outcome=recursion" in demo.stdout and "Traceback" not in demo.stderr
+        shown = subprocess.run(
+            [str(python), "-m", "agent_sdk", "trace", "show", "t.json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=work,
+        )
+        assert shown.returncode == 0 and "invoke_workflow" in shown.stdout, shown.stderr
+        assert sorted(p.name for p in work.iterdir()) == ["t.json"]  # nothing else left
 
 
 def test_the_plugin_template_is_a_working_plugin_when_copied(tmp_path):

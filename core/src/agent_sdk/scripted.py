@@ -114,6 +114,9 @@ class Harness(ABC):
     handler never runs and the model is told of an error, in the framework's words."""
     schema_adjustments: str = ""
     """The documented changes the framework makes to the neutral schema (C1)."""
+    native_pause: bool = False
+    """The framework pauses confirm calls for approval and resumes them later (the kit then
+    runs C7 through that native path: ``pause``, ``paused_calls``, ``resume``)."""
 
     @abstractmethod
     def export_tool(
@@ -145,6 +148,25 @@ class Harness(ABC):
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
         """Run an orchestrator agent with ``tools`` whose scripted model plays ``turns``
         (tool calls use the given ids), then return what its model saw."""
+
+    async def pause(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Any:
+        """Run an orchestrator with ``tools`` whose scripted model plays ``turns`` until the
+        framework pauses on confirm calls; return the paused state (opaque to the kit)."""
+        raise NotImplementedError(f"{self.integration}: no native approval pause")
+
+    def paused_calls(self, paused: Any) -> list[tuple[str, str, dict[str, Any]]]:
+        """(call id, tool name, arguments) of each call ``paused`` waits on, in call order."""
+        raise NotImplementedError(f"{self.integration}: no native approval pause")
+
+    async def resume(
+        self, paused: Any, *, edit: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> RunResult:
+        """Approve every paused call in the framework and resume; return what the model saw.
+
+        ``edit`` maps call ids to arguments that replace those of the paused call before it
+        is approved (a tampered state). ``paused`` is not consumed: a second resume replays
+        it."""
+        raise NotImplementedError(f"{self.integration}: no native approval pause")
 
     def copy_tool(self, tool: Any) -> Any:
         """A copy as the framework makes on registration (C8)."""

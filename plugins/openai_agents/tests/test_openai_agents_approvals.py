@@ -5,6 +5,7 @@ resumes to run the tool exactly once. Child approvals surface in the parent's ru
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from typing import Any
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.run_state import RunState
 
-from agent_sdk import CallbackApproval, Decision, DeferredApproval, Executor, ToolSpec
+from agent_sdk import CallbackApproval, Decision, DeferredApproval, Executor, ToolSpec, run_scope
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk_openai_agents import INTEGRATION, openai_agents_agent_tool, openai_agents_tool
 from agent_sdk_openai_agents.testing import ScriptedModel
@@ -308,9 +309,11 @@ def test_a_pending_native_call_pauses_with_its_approval_id(tmp_path: Path) -> No
     assert ran == ["prod"] and after.final_output == "done"
 
 
-def test_with_sdk_tracing_off_a_resumed_deferred_call_runs_once(tmp_path: Path) -> None:
-    """Issue 15, item 13: without an SDK trace the run id was random per Runner.run, so the
-    resumed call never matched its deferred approval and never ran."""
+def test_with_sdk_tracing_off_a_run_scope_names_the_run_across_a_resume(tmp_path: Path) -> None:
+    """Issue 15, item 13: without an SDK trace every Runner.run had a random run id, so a
+    resumed call never matched its deferred approval. The run scope names the run (the
+    SDK keeps no id of its own then); without one, the resumed call is asked again and
+    never runs on an approval it was not given."""
     ledger = Ledger()
     port = DeferredApproval(tmp_path / "approvals.db")
     tool = openai_agents_tool(ledger.spec(), approval=port)
@@ -318,22 +321,31 @@ def test_with_sdk_tracing_off_a_resumed_deferred_call_runs_once(tmp_path: Path) 
     agent = agent_with([tool], [Turn.call(call), Turn.say("paid")])
     off = RunConfig(tracing_disabled=True, trace_id="trace_fixed_by_the_host")
 
-    async def first() -> str:
-        result = await Runner.run(agent, "go", run_config=off)
+    async def first(run_id: str | None) -> str:
+        async with run_scope(run_id) if run_id else contextlib.nullcontext():
+            result = await Runner.run(agent, "go", run_config=off)
         assert [i.call_id for i in result.interruptions] == [call.id]
         return result.to_state().to_string()
 
-    blob = asyncio.run(first())
-    [entry] = port.pending()
-    port.resolve(entry.id, approved=True, reviewer="ops")
-
-    async def resume() -> Any:
+    async def resume(blob: str, run_id: str | None) -> Any:
         state = await RunState.from_string(agent, blob)
         for item in state.get_interruptions():
             state.approve(item)
-        return await Runner.run(agent, state, run_config=off)
+        async with run_scope(run_id) if run_id else contextlib.nullcontext():
+            return await Runner.run(agent, state, run_config=off)
 
-    result = asyncio.run(resume())
+    # With a run scope: approved in the store, resumed, run once.
+    blob = asyncio.run(first("run-pay-1"))
+    [entry] = port.pending()
+    port.resolve(entry.id, approved=True, reviewer="ops")
+    result = asyncio.run(resume(blob, "run-pay-1"))
     assert outputs(result)[call.id] == "paid 99 to eve"
-    assert ledger.paid == [{"amount": 99, "to": "eve"}]
-    assert port.pending() == []  # the resumed call matched its approval: nothing new asked
+    assert ledger.paid == [{"amount": 99, "to": "eve"}] and port.pending() == []
+
+    # Without one: the resumed run is a new run; its call waits for its own approval.
+    blob = asyncio.run(first(None))
+    [entry] = port.pending()
+    port.resolve(entry.id, approved=True, reviewer="ops")
+    result = asyncio.run(resume(blob, None))
+    assert json.loads(outputs(result)[call.id])["error"]["kind"] == "approval-pending"
+    assert len(ledger.paid) == 1

@@ -8,6 +8,7 @@ import copy
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -464,6 +465,131 @@ class ContractSuite:
         assert len(own.requests) == 1, "the executor must then ask its own port"
         assert error_of(result.result(call.id).text)["kind"] == "approval-denied"  # type: ignore[index]
         AUTHORITY.discard(token)
+
+    # -- C7 through the native approval path -------------------------------------------
+    # Where the framework pauses confirm calls and resumes them after a host approves them
+    # in the framework, that approval only resumes the call: the port stays the authority,
+    # so only an approved, unused entry for the same run, call, tool and arguments runs it.
+    def _native(self, harness: Harness, tmp_path: Path) -> tuple[Recorder, DeferredApproval, Any]:
+        if not harness.native_pause:
+            pytest.skip(
+                f"{harness.integration}: the framework has no native approval pause "
+                "(Harness.native_pause is False)"
+            )
+        rec = Recorder()
+        port = DeferredApproval(tmp_path / "approvals.db")
+        tool = harness.export_tool(rec.transfer_spec(), executor=Executor(), approval=port)
+        return rec, port, tool
+
+    @staticmethod
+    def _entries(port: DeferredApproval) -> dict[str, tuple[str, str | None, dict[str, Any]]]:
+        """Every store entry: id -> (status, call id, arguments)."""
+        return {e.id: (e.status, e.call_id, e.arguments) for e in port.store.list(None)}
+
+    @staticmethod
+    def _refused(result: RunResult, call: ToolCall) -> None:
+        err = error_of(result.result(call.id).text)
+        assert err is not None and err["kind"] in ("approval-pending", "approval-denied"), (
+            f"the model must see an approval error for {call.id}: {result.result(call.id)}"
+        )
+
+    def _pause_one(
+        self, harness: Harness, tool: Any, port: DeferredApproval, *calls: ToolCall
+    ) -> Any:
+        before = {e.id for e in port.pending()}
+        paused = run(harness.pause([tool], [Turn.call(*calls), Turn.say("done")]))
+        assert harness.paused_calls(paused) == [
+            (c.id, "transfer", dict(cast(dict[str, Any], c.arguments))) for c in calls
+        ]
+        fresh = [e for e in port.pending() if e.id not in before]
+        assert sorted(e.call_id or "" for e in fresh) == sorted(c.id for c in calls)
+        return paused
+
+    @staticmethod
+    def _approve(port: DeferredApproval, call: ToolCall) -> str:
+        [entry] = [e for e in port.pending() if e.call_id == call.id]
+        port.resolve(entry.id, approved=True, reviewer="contract")
+        return entry.id
+
+    def test_c7_native_control_an_approved_paused_call_runs_once(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        rec, port, tool = self._native(harness, tmp_path)
+        call = ToolCall("transfer", {"amount": 5, "to": "bob"})
+        paused = self._pause_one(harness, tool, port, call)
+        approved = self._approve(port, call)
+        result = run(harness.resume(paused))
+        assert rec.calls == [{"amount": 5, "to": "bob"}]
+        assert result.result(call.id).text == "sent 5 to bob"
+        assert self._entries(port) == {approved: ("used", call.id, {"amount": 5, "to": "bob"})}
+
+    def test_c7_native_edited_arguments_on_resume_are_refused(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        rec, port, tool = self._native(harness, tmp_path)
+        call = ToolCall("transfer", {"amount": 5, "to": "bob"})
+        paused = self._pause_one(harness, tool, port, call)
+        approved = self._approve(port, call)
+        edited = {"amount": 500, "to": "bob"}
+        result = run(harness.resume(paused, edit={call.id: edited}))
+        assert rec.calls == [], "an approval of other arguments must not run the edited call"
+        self._refused(result, call)
+        entries = self._entries(port)
+        assert entries.pop(approved) == ("approved", call.id, {"amount": 5, "to": "bob"})
+        # The one expected new entry: the edited call is a new request, left pending.
+        assert all(e == ("pending", call.id, edited) for e in entries.values()), entries
+
+    def test_c7_native_a_decision_for_one_call_does_not_run_another(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        rec, port, tool = self._native(harness, tmp_path)
+        a = ToolCall("transfer", {"amount": 5, "to": "bob"})
+        b = ToolCall("transfer", {"amount": 7, "to": "eve"})
+        paused = self._pause_one(harness, tool, port, a, b)
+        approved = self._approve(port, a)
+        before = self._entries(port)
+        result = run(harness.resume(paused))  # the framework approves both
+        assert rec.calls == [{"amount": 5, "to": "bob"}], "only A was approved"
+        assert result.result(a.id).text == "sent 5 to bob"
+        self._refused(result, b)
+        # No new entry: B's own request stays pending, A's approval is used once.
+        after = self._entries(port)
+        assert after.keys() == before.keys()
+        assert after[approved][0] == "used"
+        assert [s for i, (s, *_) in after.items() if i != approved] == ["pending"]
+
+    def test_c7_native_a_replayed_resume_does_not_run_again(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        rec, port, tool = self._native(harness, tmp_path)
+        call = ToolCall("transfer", {"amount": 5, "to": "bob"})
+        paused = self._pause_one(harness, tool, port, call)
+        approved = self._approve(port, call)
+        first = run(harness.resume(paused))
+        assert first.result(call.id).text == "sent 5 to bob"
+        replay = run(harness.resume(paused))
+        assert rec.calls == [{"amount": 5, "to": "bob"}], "a replayed state must not run twice"
+        self._refused(replay, call)
+        # No new entry: the replay finds the used approval.
+        assert self._entries(port) == {approved: ("used", call.id, {"amount": 5, "to": "bob"})}
+
+    def test_c7_native_a_decision_from_another_run_is_not_used(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        rec, port, tool = self._native(harness, tmp_path)
+        # The same call (id, tool, arguments) in two runs: only the run differs.
+        call = ToolCall("transfer", {"amount": 5, "to": "bob"})
+        self._pause_one(harness, tool, port, call)
+        [first] = port.pending()
+        run_2 = self._pause_one(harness, tool, port, call)
+        port.resolve(first.id, approved=True, reviewer="contract")
+        before = self._entries(port)
+        result = run(harness.resume(run_2))
+        assert rec.calls == [], "run 1's approval must not run run 2's call"
+        self._refused(result, call)
+        # No new entry: run 2's own request stays pending, run 1's approval stays unused.
+        assert self._entries(port) == before
+        assert before[first.id][0] == "approved"
 
     # -- C8 copies ---------------------------------------------------------------------
     def test_c8_copies_share_spec_executor_and_tokens(self, harness: Harness) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from collections import OrderedDict
 from typing import Any
 
 from agents import RunContextWrapper
@@ -27,11 +26,6 @@ _NO_OP_IDS = frozenset({"no-op", ""})
 _fallback_ids: dict[int, str] = {}
 _fallback_lock = threading.Lock()
 
-# And by tool call id: a call paused by needs_approval and resumed from a RunState (a new
-# Usage object) binds the run id it was paused under, so a deferred approval matches it.
-_call_runs: OrderedDict[str, str] = OrderedDict()
-_MAX_CALLS = 4096
-
 
 def sdk_trace_id() -> str | None:
     """The id of the active SDK trace, or None when tracing is off (a no-op trace)."""
@@ -42,13 +36,15 @@ def sdk_trace_id() -> str | None:
     return str(trace_id)
 
 
-def conversation_id(wrapper: RunContextWrapper[Any] | None, call_id: str | None = None) -> str:
+def conversation_id(wrapper: RunContextWrapper[Any] | None) -> str:
     """The SDK's id for the run ``wrapper`` belongs to.
 
-    The active trace's id; with tracing disabled, the id a paused call ``call_id`` was
-    bound under (in this process), else ``RunConfig.trace_id`` when the tool context carries
-    one, else an id generated once per run. (Across processes with tracing off, open a
-    ``run_scope(run_id)`` around the run and its resumption: its id takes precedence.)
+    The active trace's id; with tracing disabled ``RunConfig.trace_id`` when the tool context
+    carries one; else an id generated once per run. A run resumed from a RunState with SDK
+    tracing off is a new run then: its paused calls are asked again (never run on another
+    run's approval). Open ``run_scope(run_id)`` around the run and its resumption to keep
+    one run id (``bind_call`` gives the scope precedence); call ids alone cannot name a run
+    (some servers reuse them).
     """
     trace_id = sdk_trace_id()
     if trace_id is not None:
@@ -58,21 +54,12 @@ def conversation_id(wrapper: RunContextWrapper[Any] | None, call_id: str | None 
         return gen_trace_id()
     key = id(usage)
     with _fallback_lock:
-        # A paused call keeps its run; other calls share the run's id.
-        known = (_call_runs.get(call_id) if call_id else None) or _fallback_ids.get(key)
-        if known is None:
-            config = (
-                getattr(wrapper, "run_config", None) if isinstance(wrapper, ToolContext) else None
-            )
-            known = getattr(config, "trace_id", None) or gen_trace_id()
-        if call_id:
-            _call_runs[call_id] = known
-            _call_runs.move_to_end(call_id)
-            while len(_call_runs) > _MAX_CALLS:
-                _call_runs.popitem(last=False)
-        if key in _fallback_ids:
+        known = _fallback_ids.get(key)
+        if known is not None:
             return known
-        chosen = _fallback_ids[key] = known
+        config = getattr(wrapper, "run_config", None) if isinstance(wrapper, ToolContext) else None
+        chosen = getattr(config, "trace_id", None) or gen_trace_id()
+        _fallback_ids[key] = chosen
     with contextlib.suppress(TypeError):  # a Usage that cannot be weakly referenced
         weakref.finalize(usage, _forget, key)
     return chosen
@@ -87,7 +74,7 @@ def bind_tool_context(wrapper: RunContextWrapper[Any], call_id: str | None = Non
     """The CallContext of the tool call ``wrapper`` (a ToolContext) or ``call_id`` describes."""
     if call_id is None and isinstance(wrapper, ToolContext):
         call_id = wrapper.tool_call_id
-    run = conversation_id(wrapper, call_id)
+    run = conversation_id(wrapper)
     extra: dict[str, Any] = {"framework": "openai-agents"}
     if isinstance(wrapper, ToolContext):
         agent = getattr(wrapper, "agent", None)

@@ -12,12 +12,14 @@ import asyncio
 import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agents import Agent, RunConfig, Runner
 from agents.items import ModelResponse, ToolCallItem, ToolCallOutputItem, TResponseInputItem
 from agents.models.interface import Model, ModelTracing
+from agents.run_state import RunState
 from agents.testing import assistant_message, function_call
 from agents.tracing import gen_trace_id, generation_span
 from agents.usage import Usage
@@ -29,6 +31,8 @@ from agent_sdk.integration import (
     ReturnMode,
     ToolError,
     ToolSpec,
+    new_id,
+    run_scope,
     tool_error,
 )
 from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
@@ -155,6 +159,49 @@ def seen_results(result: Any) -> tuple[list[SeenResult], list[BaseException]]:
     return results, exceptions
 
 
+@dataclass(frozen=True)
+class PausedRun:
+    """A run paused on SDK interruptions: its serialised state and what resumes it."""
+
+    agent: Agent[Any]
+    config: RunConfig
+    state: str
+    """``RunState.to_string()`` at the pause."""
+    calls: tuple[tuple[str, str, dict[str, Any]], ...]
+    max_turns: int
+    run_id: str
+    """The run scope's id: with SDK tracing off it is what names the run across a resume."""
+
+
+def _edit_state(blob: str, edit: Mapping[str, Mapping[str, Any]]) -> str:
+    """``blob`` with the arguments of the function calls named in ``edit`` replaced.
+
+    The SDK keeps a call's arguments in every serialised copy of the call (model responses,
+    generated and session items, the interruption, ``last_processed_response.functions``,
+    which is what runs on resume) and binds the call id to a fingerprint of them in
+    ``context.tool_invocations``, so approving an edited call raises ModelBehaviorError.
+    That binding is dropped for the edited calls (``approve`` records a fresh one).
+    """
+    data = json.loads(blob)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            call_id = node.get("call_id")
+            if isinstance(call_id, str) and call_id in edit and "arguments" in node:
+                node["arguments"] = json.dumps(dict(edit[call_id]), separators=(",", ":"))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(data)
+    invocations = (data.get("context") or {}).get("tool_invocations") or {}
+    for call_id in edit:
+        invocations.pop(call_id, None)
+    return json.dumps(data)
+
+
 class OpenAIAgentsHarness(Harness):
     """Drives ``Runner.run`` with a scripted model for the contract kit.
 
@@ -165,6 +212,7 @@ class OpenAIAgentsHarness(Harness):
     """
 
     integration = "openai-agents"
+    native_pause = True
     parallel = True
     error_flag = True
     text_with_calls = True
@@ -228,15 +276,25 @@ class OpenAIAgentsHarness(Harness):
             workflow_name="agent-sdk contract",
         )
 
-    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
-        agent = Agent(
+    def _orchestrator(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Agent[Any]:
+        return Agent(
             name="orchestrator",
             instructions="You orchestrate.",
             model=ScriptedModel(turns, name="orchestrator"),
             tools=list(tools),
         )
+
+    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
+        agent = self._orchestrator(tools, turns)
         config = self.run_config()
-        result = await Runner.run(agent, "start", run_config=config, max_turns=len(turns) + 2)
+        max_turns = len(turns) + 2
+        result = await Runner.run(agent, "start", run_config=config, max_turns=max_turns)
+        return await self._finish(agent, result, config, max_turns)
+
+    async def _finish(
+        self, agent: Agent[Any], result: Any, config: RunConfig, max_turns: int
+    ) -> RunResult:
+        """Reject what is still pending (as a host that does not wait) and report the run."""
         for _ in range(8):
             if not result.interruptions:
                 break
@@ -246,7 +304,7 @@ class OpenAIAgentsHarness(Harness):
                     ErrorKind.APPROVAL_PENDING, f"approval required for tool '{item.tool_name}'"
                 )
                 state.reject(item, rejection_message=error.to_model_text())
-            result = await Runner.run(agent, state, run_config=config, max_turns=len(turns) + 2)
+            result = await Runner.run(agent, state, run_config=config, max_turns=max_turns)
         self.last_result = result
         results, exceptions = seen_results(result)
         final = result.final_output if isinstance(result.final_output, str) else None
@@ -258,3 +316,38 @@ class OpenAIAgentsHarness(Harness):
             exceptions=exceptions,
             events=list(result.new_items),
         )
+
+    async def pause(self, tools: Sequence[Any], turns: Sequence[Turn]) -> PausedRun:
+        agent = self._orchestrator(tools, turns)
+        config = self.run_config()
+        max_turns = len(turns) + 2
+        run_id = new_id("run")  # a host names its run, so its resumption is the same run
+        async with run_scope(run_id):
+            result = await Runner.run(agent, "start", run_config=config, max_turns=max_turns)
+        if not result.interruptions:
+            raise AssertionError(f"the run did not pause; it saw {seen_results(result)[0]}")
+        calls = []
+        for item in result.interruptions:
+            raw = item.raw_item
+            arguments = (
+                raw.get("arguments") if isinstance(raw, dict) else getattr(raw, "arguments", None)
+            )
+            calls.append((str(item.call_id), str(item.tool_name), json.loads(arguments or "{}")))
+        blob = result.to_state().to_string()
+        return PausedRun(agent, config, blob, tuple(calls), max_turns, run_id)
+
+    def paused_calls(self, paused: PausedRun) -> list[tuple[str, str, dict[str, Any]]]:
+        return list(paused.calls)
+
+    async def resume(
+        self, paused: PausedRun, *, edit: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> RunResult:
+        blob = _edit_state(paused.state, edit) if edit else paused.state
+        state = await RunState.from_string(paused.agent, blob)
+        for item in state.get_interruptions():
+            state.approve(item)
+        async with run_scope(paused.run_id):
+            result = await Runner.run(
+                paused.agent, state, run_config=paused.config, max_turns=paused.max_turns
+            )
+            return await self._finish(paused.agent, result, paused.config, paused.max_turns)

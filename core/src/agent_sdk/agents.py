@@ -41,6 +41,39 @@ class AgentRequest(BaseModel):
 Invoke = Callable[[Any, CallContext], Awaitable[AgentResponse]]
 
 
+@dataclass(frozen=True)
+class AgentToolSettings:
+    """What every agent tool is configured with, already checked by the core (a valid tool
+    name, a known return mode and a history mode the integration supports). An integration's
+    ``agent_spec`` gets it and builds the spec with ``settings.spec(invoke, provider=...)``."""
+
+    name: str
+    description: str
+    return_mode: ReturnMode = "last"
+    history: HistoryMode = "fresh"
+    timeout: float | None = None
+    input_schema: type[BaseModel] | Mapping[str, Any] | None = None
+
+    def spec(
+        self,
+        invoke: Invoke,
+        *,
+        provider: str = "agent_sdk",
+        confirm: bool | Callable[[BaseModel], bool] = False,
+    ) -> ToolSpec:
+        """The ToolSpec running ``invoke`` as this agent tool (see ``agent_tool``)."""
+        return agent_tool(
+            invoke,
+            name=self.name,
+            description=self.description,
+            input_schema=self.input_schema,
+            return_mode=self.return_mode,
+            timeout=self.timeout,
+            provider=provider,
+            confirm=confirm,
+        )
+
+
 def agent_tool(
     invoke: Invoke,
     *,

@@ -36,6 +36,7 @@ from agent_sdk._spans import tracer as get_tracer
 from agent_sdk.agents import (
     HISTORY_MODES,
     AgentRequest,
+    AgentToolSettings,
     HistoryMode,
     agent_tool,
     call_agent,
@@ -58,6 +59,7 @@ from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage
 from agent_sdk.failures import record_failure, tool_error
 from agent_sdk.hookspecs import hookimpl
 from agent_sdk.names import check_tool_name, tool_name_from
+from agent_sdk.output_modes import check_return_mode
 from agent_sdk.plugins import (
     FAILED,
     PluginInfo,
@@ -292,16 +294,15 @@ class Integration:
             tool_name = check_tool_name(name, what="agent tool name")
         else:
             tool_name = tool_name_from(self.agent_name(agent))
-        spec = self.agent_spec(
-            agent,
+        settings = AgentToolSettings(
             name=tool_name,
             description=description or self.agent_description(agent, tool_name),
-            return_mode=return_mode,
+            return_mode=check_return_mode(return_mode),
             history=mode,
             timeout=timeout,
             input_schema=input_schema,
-            **options,
         )
+        spec = self.agent_spec(agent, settings, **options)
         return self.tool(spec, executor=executor, approval=approval)
 
     def bind_approval(self, port: ApprovalPort, *, executor: Executor | None = None) -> Any:
@@ -361,20 +362,10 @@ class Integration:
         text = getattr(agent, "description", None)
         return text if isinstance(text, str) and text.strip() else f"Ask the {name} agent."
 
-    def agent_spec(
-        self,
-        agent: Any,
-        *,
-        name: str,
-        description: str,
-        return_mode: ReturnMode,
-        history: HistoryMode,
-        timeout: float | None,
-        input_schema: type[BaseModel] | Mapping[str, Any] | None,
-        **options: Any,
-    ) -> ToolSpec:
-        """A ToolSpec running ``agent`` as a sub-agent, normally ``agent_tool(invoke, ...)``
-        with an ``invoke`` that runs a fresh child per call."""
+    def agent_spec(self, agent: Any, settings: AgentToolSettings, **options: Any) -> ToolSpec:
+        """A ToolSpec running ``agent`` as a sub-agent: normally
+        ``settings.spec(invoke, provider=...)`` with an ``invoke`` that runs a child per call
+        as ``settings.history`` says. ``options`` are the framework's own."""
         raise IntegrationError(f"integration {self.name!r} does not run agents as tools")
 
     def bind_context(self, event: Any) -> CallContext:
@@ -477,6 +468,7 @@ __all__ = [
     "HISTORY_MODES",
     "AgentRequest",
     "AgentResponse",
+    "AgentToolSettings",
     "ApprovalGate",
     "ApprovalPort",
     "ApprovalRequest",

@@ -5,11 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_sdk.integration import AgentResponse, CallContext, Message, ToolSpec, Usage, agent_tool
+from agent_sdk.integration import (
+    AgentResponse,
+    AgentToolSettings,
+    CallContext,
+    Message,
+    ToolSpec,
+    Usage,
+)
 from agent_sdk_minifw.framework import Agent
 
 
-def agent_spec(agent: Agent, *, history: str, **options: Any) -> ToolSpec:
+def agent_spec(agent: Agent, settings: AgentToolSettings) -> ToolSpec:
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         prompt = request if isinstance(request, str) else json.dumps(request)
         session = await agent.clone().run(prompt)  # history "fresh": nothing shared
@@ -18,4 +25,4 @@ def agent_spec(agent: Agent, *, history: str, **options: Any) -> ToolSpec:
             usage=Usage(model_calls=session.model_calls, input_chars=len(prompt)),
         )
 
-    return agent_tool(invoke, provider="minifw", **options)
+    return settings.spec(invoke, provider="minifw")

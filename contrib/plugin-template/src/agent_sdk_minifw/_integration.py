@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_sdk.integration import (
     AgentResponse,
+    AgentToolSettings,
     ApprovalGate,
     ApprovalRequest,
     CallContext,
@@ -45,10 +46,10 @@ class MiniIntegration(Integration):
 
         return export_tool(self, spec, executor or Executor(), gate, **options)
 
-    def agent_spec(self, agent: Any, **options: Any) -> ToolSpec:
+    def agent_spec(self, agent: Any, settings: AgentToolSettings, **options: Any) -> ToolSpec:
         from agent_sdk_minifw._agents import agent_spec
 
-        return agent_spec(agent, **options)
+        return agent_spec(agent, settings)
 
     def bind_context(self, event: Any) -> CallContext:
         """minifw's ToolEvent -> CallContext: call id, and the session as conversation."""

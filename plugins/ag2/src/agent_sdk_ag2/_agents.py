@@ -11,7 +11,7 @@ import asyncio
 import contextvars
 import json
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ag2 import Agent, MemoryStream
@@ -23,34 +23,27 @@ from ag2.events import (
     ToolResultsEvent,
     UsageEvent,
 )
-from pydantic import BaseModel
 
 from agent_sdk.integration import (
     AgentResponse,
+    AgentToolSettings,
     CallContext,
     ErrorKind,
-    HistoryMode,
     Message,
-    ReturnMode,
     ToolError,
     ToolSpec,
     Usage,
-    agent_tool,
 )
 
 
 def agent_spec(
     agent: Agent,
+    settings: AgentToolSettings,
     *,
-    name: str,
-    description: str,
-    return_mode: ReturnMode,
-    history: HistoryMode,
-    timeout: float | None,
-    input_schema: type[BaseModel] | Mapping[str, Any] | None,
     provider: str,
 ) -> ToolSpec:
     """The spec of ``agent`` as a tool named ``name`` (already a valid tool name)."""
+    name, history = settings.name, settings.history
 
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         prompt = request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
@@ -75,13 +68,8 @@ def agent_spec(
         # calls of the same agent never see each other's messages.
         return await _ask(agent, prompt, MemoryStream())
 
-    return agent_tool(
+    return settings.spec(
         invoke,
-        name=name,
-        description=description,
-        input_schema=input_schema,
-        return_mode=return_mode,
-        timeout=timeout,
         provider=provider,
     )
 

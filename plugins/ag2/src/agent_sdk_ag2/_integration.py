@@ -11,18 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from agent_sdk.integration import (
+    AgentToolSettings,
     ApprovalGate,
     CallContext,
     ConfigurationError,
     Executor,
-    HistoryMode,
     Integration,
     IntegrationError,
     Requirement,
-    ReturnMode,
     ToolSpec,
     hookimpl,
 )
@@ -96,13 +93,7 @@ class AG2Integration(Integration):
     def agent_spec(
         self,
         agent: Any,
-        *,
-        name: str,
-        description: str,
-        return_mode: ReturnMode,
-        history: HistoryMode,
-        timeout: float | None,
-        input_schema: type[BaseModel] | Mapping[str, Any] | None,
+        settings: AgentToolSettings,
         **options: Any,
     ) -> ToolSpec:
         """Each call asks ``agent`` on a fresh ``MemoryStream`` (history "fresh"), or
@@ -113,12 +104,7 @@ class AG2Integration(Integration):
 
         return agent_spec(
             agent,
-            name=name,
-            description=description,
-            return_mode=return_mode,
-            history=history,
-            timeout=timeout,
-            input_schema=input_schema,
+            settings,
             provider=self.provider,
         )
 

@@ -15,7 +15,7 @@ import inspect
 import json
 import warnings
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -32,18 +32,16 @@ from autogen_agentchat.messages import (
     ToolCallRequestEvent,
 )
 from autogen_core import CancellationToken
-from pydantic import BaseModel
 
 from agent_sdk.integration import (
     AgentResponse,
+    AgentToolSettings,
     CallContext,
     ConfigurationError,
     HistoryMode,
     Message,
-    ReturnMode,
     ToolSpec,
     Usage,
-    agent_tool,
 )
 from agent_sdk_autogen._runs import run_linked
 
@@ -219,17 +217,14 @@ def _check_history(agent: Any, history: HistoryMode) -> None:
 
 def agent_spec(
     agent: Runner | Factory,
+    settings: AgentToolSettings,
     *,
-    name: str,
-    description: str,
-    return_mode: ReturnMode,
-    history: HistoryMode,
-    timeout: float | None,
-    input_schema: type[BaseModel] | Mapping[str, Any] | None,
     provider: str,
 ) -> ToolSpec:
     """The ToolSpec running ``agent`` as a sub-agent, a child per call (see
     ``AutogenIntegration.agent_spec`` for what each history mode runs)."""
+    name, history = settings.name, settings.history
+
     _check_history(agent, history)
     serial = _Serial()
     warned: list[bool] = []
@@ -263,12 +258,7 @@ def agent_spec(
                 items = await run_linked(lambda token: _drive_agent(runner, text, token))
         return to_response(items, raw=items)
 
-    return agent_tool(
+    return settings.spec(
         invoke,
-        name=name,
-        description=description,
-        input_schema=input_schema,
-        return_mode=return_mode,
-        timeout=timeout,
         provider=provider,
     )

@@ -10,18 +10,15 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from pydantic import BaseModel
-
 from agent_sdk.integration import (
+    AgentToolSettings,
     ApprovalGate,
     CallContext,
     ConfigurationError,
     Executor,
-    HistoryMode,
     Integration,
     IntegrationError,
     Requirement,
-    ReturnMode,
     ToolSpec,
     bind_call,
     hookimpl,
@@ -115,13 +112,7 @@ class AutogenIntegration(Integration):
     def agent_spec(
         self,
         agent: Any,
-        *,
-        name: str,
-        description: str,
-        return_mode: ReturnMode,
-        history: HistoryMode,
-        timeout: float | None,
-        input_schema: type[BaseModel] | Mapping[str, Any] | None,
+        settings: AgentToolSettings,
         **options: Any,
     ) -> ToolSpec:
         """A child per call: a copy of an ``AssistantAgent`` template (``"fresh"``: with no
@@ -136,12 +127,7 @@ class AutogenIntegration(Integration):
 
         return agent_spec(
             agent,
-            name=name,
-            description=description,
-            return_mode=return_mode,
-            history=history,
-            timeout=timeout,
-            input_schema=input_schema,
+            settings,
             provider=self.provider,
         )
 

@@ -8,7 +8,7 @@ import contextlib
 import itertools
 import json
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from fast_agent.agents.tool_runner import ToolRunnerHooks
@@ -19,14 +19,13 @@ from pydantic import BaseModel
 
 from agent_sdk.integration import (
     AgentResponse,
+    AgentToolSettings,
     CallContext,
     ConfigurationError,
     HistoryMode,
     Message,
-    ReturnMode,
     ToolSpec,
     Usage,
-    agent_tool,
     note_usage,
 )
 
@@ -115,13 +114,8 @@ def _usage(clone: Any, meter: _Meter) -> Usage:
 
 def agent_spec(
     agent: Any,
+    settings: AgentToolSettings,
     *,
-    name: str,
-    description: str,
-    return_mode: ReturnMode,
-    history: HistoryMode,
-    timeout: float | None,
-    input_schema: type[BaseModel] | Mapping[str, Any] | None,
     output_model: type[BaseModel] | None,
     confirm: bool | Callable[[BaseModel], bool],
     display: bool,
@@ -134,6 +128,8 @@ def agent_spec(
     history_merge_target): fresh none/none, fork child/none, shared child/child.
     ``output_model`` makes the child answer with fast-agent's ``structured_schema``.
     """
+    history = settings.history
+
     if output_model is not None and not (
         isinstance(output_model, type) and issubclass(output_model, BaseModel)
     ):
@@ -199,13 +195,8 @@ def agent_spec(
             with contextlib.suppress(Exception):
                 await asyncio.shield(clone.shutdown())
 
-    return agent_tool(
+    return settings.spec(
         invoke,
-        name=name,
-        description=description,
-        input_schema=input_schema,
-        return_mode=return_mode,
-        timeout=timeout,
         provider=provider,
         confirm=confirm,
     )

@@ -7,21 +7,20 @@ integration is used.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from agent_sdk.integration import (
+    AgentToolSettings,
     ApprovalGate,
     CallContext,
     ConfigurationError,
     Executor,
-    HistoryMode,
     Integration,
     IntegrationError,
     Requirement,
-    ReturnMode,
     ToolSpec,
     hookimpl,
 )
@@ -100,13 +99,8 @@ class FastAgentIntegration(Integration):
     def agent_spec(
         self,
         agent: Any,
+        settings: AgentToolSettings,
         *,
-        name: str,
-        description: str,
-        return_mode: ReturnMode,
-        history: HistoryMode,
-        timeout: float | None,
-        input_schema: type[BaseModel] | Mapping[str, Any] | None,
         output_model: type[BaseModel] | None = None,
         confirm: bool | Callable[[BaseModel], bool] = False,
         display: bool = False,
@@ -121,12 +115,7 @@ class FastAgentIntegration(Integration):
 
         return agent_spec(
             agent,
-            name=name,
-            description=description,
-            return_mode=return_mode,
-            history=history,
-            timeout=timeout,
-            input_schema=input_schema,
+            settings,
             output_model=output_model,
             confirm=confirm,
             display=display,

@@ -6,7 +6,6 @@ import dataclasses
 import inspect
 import json
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from agents import Agent, RunConfig, Runner
@@ -24,12 +23,11 @@ from pydantic import BaseModel
 
 from agent_sdk.integration import (
     AgentResponse,
+    AgentToolSettings,
     CallContext,
     Message,
-    ReturnMode,
     ToolSpec,
     Usage,
-    agent_tool,
 )
 from agent_sdk_openai_agents._tools import current_tool_context, mark_agent_spec, pending_error
 
@@ -140,12 +138,8 @@ def _usage_of(result: Any, before: Any = None) -> Usage:
 
 def agent_spec(
     agent: Agent[Any],
+    settings: AgentToolSettings,
     *,
-    name: str,
-    description: str,
-    return_mode: ReturnMode,
-    timeout: float | None,
-    input_schema: type[BaseModel] | Mapping[str, Any] | None,
     max_turns: int | None,
     run_config: RunConfig | None,
     provider: str,
@@ -201,13 +195,8 @@ def agent_spec(
         usage.input_chars = counter[0]
         return _response(result, prompt, usage)
 
-    spec = agent_tool(
+    spec = settings.spec(
         invoke,
-        name=name,
-        description=description,
-        input_schema=input_schema,
-        return_mode=return_mode,
-        timeout=timeout,
         provider=provider,
     )
     mark_agent_spec(spec, agent)

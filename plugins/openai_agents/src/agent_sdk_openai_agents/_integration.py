@@ -9,18 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from agent_sdk.integration import (
+    AgentToolSettings,
     ApprovalGate,
     CallContext,
     ConfigurationError,
     Executor,
-    HistoryMode,
     Integration,
     IntegrationError,
     Requirement,
-    ReturnMode,
     ToolSpec,
     hookimpl,
 )
@@ -97,13 +94,8 @@ class OpenAIAgentsIntegration(Integration):
     def agent_spec(
         self,
         agent: Any,
+        settings: AgentToolSettings,
         *,
-        name: str,
-        description: str,
-        return_mode: ReturnMode,
-        history: HistoryMode,
-        timeout: float | None,
-        input_schema: type[BaseModel] | Mapping[str, Any] | None,
         max_turns: int | None = None,
         run_config: Any = None,
         **options: Any,
@@ -115,11 +107,7 @@ class OpenAIAgentsIntegration(Integration):
 
         return agent_spec(
             agent,
-            name=name,
-            description=description,
-            return_mode=return_mode,
-            timeout=timeout,
-            input_schema=input_schema,
+            settings,
             max_turns=max_turns,
             run_config=run_config,
             provider=self.provider,

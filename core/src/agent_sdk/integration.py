@@ -192,6 +192,7 @@ class Integration:
         self.requires = requires or cls.requires  # type: ignore[misc]
         self.aliases = tuple(aliases) if aliases is not None else cls.aliases  # type: ignore[misc]
         self.harness = harness or cls.harness  # type: ignore[misc]
+        self.provider = cls.provider or self.name  # type: ignore[misc]
         self._legacy_native_approval = native_approval
         self._checked: str | None = None
         if not self.name:

@@ -119,7 +119,7 @@ class FastAgentIntegration(Integration):
             output_model=output_model,
             confirm=confirm,
             display=display,
-            provider=self.provider or self.name,
+            provider=self.provider,
         )
 
     def bind_context(self, event: Any = None) -> CallContext:

@@ -152,9 +152,8 @@ class Executor:
     async def _approve(self, spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> None:
         if spec.confirm is False or not confirm_required(spec, validated):
             return  # the common case: no request to build, no policy to ask
-        request = spec_request(spec, validated, ctx)
-        if policy_allows(request):
-            return
+        # A genuine token comes from a gate that has already asked the policies and the
+        # port for exactly this call: asking them again would only repeat that work.
         if ctx.approval is not None and self.authority.consume(
             ctx.approval,
             run_id=ctx.run_id,
@@ -163,6 +162,9 @@ class Executor:
             tool=spec.name,
             digest=arguments_digest(spec.name, validated),
         ):
+            return
+        request = spec_request(spec, validated, ctx)
+        if policy_allows(request):
             return
         await ask_port(self.approval, request)
 

@@ -35,10 +35,9 @@ def lazy_exports(
             target_module, new_name = old[name]
             if name not in warned:
                 warned.add(name)
-                where = target_module if target_module != package else package
                 warnings.warn(
                     f"{package}.{name} is deprecated and will be removed in the next release; "
-                    f"use {where}.{new_name}",
+                    f"use {target_module}.{new_name}",
                     DeprecationWarning,
                     stacklevel=2,
                 )

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent_sdk.context import CallContext
 from agent_sdk.errors import ConfigurationError, ErrorKind, ToolError
-from agent_sdk.names import TOOL_NAME
+from agent_sdk.names import check_tool_name
 from agent_sdk.spec._arguments import (
     MAX_ARGUMENT_BYTES,
     MAX_ARGUMENT_DEPTH,
@@ -65,10 +65,7 @@ class ToolSpec:
     _is_async: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not TOOL_NAME.match(self.name):
-            raise ConfigurationError(
-                f"tool name {self.name!r} is invalid: use 1-64 letters, digits, '_' or '-'"
-            )
+        check_tool_name(self.name)
         if not callable(self.handler):
             raise ConfigurationError(f"tool {self.name!r}: handler must be callable")
         if (self.input_model is None) == (self.input_schema is None):
@@ -194,10 +191,11 @@ class ToolSpec:
         if not callable(fn):
             raise ConfigurationError(f"a tool needs a function or a ToolSpec, got {fn!r}")
         tool_name = str(name or getattr(fn, "__name__", ""))
-        summary = docstring_summary(fn)
         model = input_model
         if model is None and input_schema is None:
-            model, summary = model_from_function(fn, tool_name)
+            model, summary = model_from_function(fn, tool_name)  # parses the docstring too
+        else:
+            summary = docstring_summary(fn)
         return cls(
             name=tool_name,
             description=description or summary or tool_name,

@@ -384,6 +384,12 @@ class Integration:
         return None
 
 
+def no_other_options(where: str, options: Mapping[str, Any]) -> None:
+    """ConfigurationError naming the options ``where`` (a public function) does not take."""
+    if options:
+        raise ConfigurationError(f"{where}: unknown option(s) {', '.join(sorted(options))}")
+
+
 # -- finding integrations ---------------------------------------------------------------------
 def _declared() -> tuple[list[tuple[Integration, PluginInfo]], dict[str, list[PluginInfo]]]:
     """Every well-formed declaration with its plugin, and the names claimed twice."""
@@ -504,6 +510,7 @@ __all__ = [
     "hookimpl",
     "lazy_exports",
     "new_id",
+    "no_other_options",
     "note_pending_approval",
     "note_usage",
     "record_failure",

@@ -8,7 +8,7 @@ outside the supported range or is the old 0.x package): the methods import ``_to
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agent_sdk.integration import (
@@ -22,6 +22,7 @@ from agent_sdk.integration import (
     Requirement,
     ToolSpec,
     hookimpl,
+    no_other_options,
 )
 
 
@@ -73,7 +74,7 @@ class AG2Integration(Integration):
     ) -> Any:
         """An ``AgentSDKTool`` (an AG2 ``FunctionTool``); ``gate`` is its innermost tool
         middleware, ``middleware`` extra AG2 tool middleware, outermost first."""
-        _no_other_options("ag2_tool", options)
+        no_other_options("ag2_tool", options)
         from agent_sdk_ag2._tools import build_tool
 
         return build_tool(
@@ -98,7 +99,7 @@ class AG2Integration(Integration):
     ) -> ToolSpec:
         """Each call asks ``agent`` on a fresh ``MemoryStream`` (history "fresh"), or
         continues the agent's one conversation, a call at a time (history "shared")."""
-        _no_other_options("ag2_agent_tool", options)
+        no_other_options("ag2_agent_tool", options)
         _check_agent(agent)
         from agent_sdk_ag2._agents import agent_spec
 
@@ -131,11 +132,6 @@ class AG2Integration(Integration):
             f"ag2 cannot bind a context from {type(event).__name__}: pass a ToolCallEvent, "
             "(ToolCallEvent, context) or a tool's ConversationContext"
         )
-
-
-def _no_other_options(where: str, options: Mapping[str, Any]) -> None:
-    if options:
-        raise ConfigurationError(f"{where}: unknown option(s) {', '.join(sorted(options))}")
 
 
 def _check_agent(agent: Any) -> None:

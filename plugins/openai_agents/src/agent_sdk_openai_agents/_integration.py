@@ -6,7 +6,7 @@ methods import ``_tools``, ``_agents``, ``_approval`` and ``_context`` when they
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agent_sdk.integration import (
@@ -20,6 +20,7 @@ from agent_sdk.integration import (
     Requirement,
     ToolSpec,
     hookimpl,
+    no_other_options,
 )
 
 
@@ -78,7 +79,7 @@ class OpenAIAgentsIntegration(Integration):
                 "openai-agents has no tool middleware; use the FunctionTool's "
                 "tool_input_guardrails / tool_output_guardrails instead"
             )
-        _no_other_options("openai_agents_tool", options)
+        no_other_options("openai_agents_tool", options)
         from agent_sdk_openai_agents._tools import build_tool
 
         return build_tool(spec, executor=executor or Executor(), gate=gate, strict=strict)
@@ -101,7 +102,7 @@ class OpenAIAgentsIntegration(Integration):
         **options: Any,
     ) -> ToolSpec:
         """A fresh clone of ``agent`` per call, on its own conversation (history "fresh")."""
-        _no_other_options("openai_agents_agent_tool", options)
+        no_other_options("openai_agents_agent_tool", options)
         _check_agent(agent)
         from agent_sdk_openai_agents._agents import agent_spec
 
@@ -130,11 +131,6 @@ class OpenAIAgentsIntegration(Integration):
         from agent_sdk_openai_agents._approval import NativeApproval
 
         return NativeApproval(gate)
-
-
-def _no_other_options(where: str, options: Mapping[str, Any]) -> None:
-    if options:
-        raise ConfigurationError(f"{where}: unknown option(s) {', '.join(sorted(options))}")
 
 
 def _check_agent(agent: Any) -> None:

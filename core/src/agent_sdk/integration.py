@@ -313,12 +313,15 @@ class Integration:
             return self._legacy_native_approval(port)
         return self.native_approval((executor or Executor()).gate(port))
 
-    def load_harness(self) -> Any:
-        """A new instance of the integration's scripted harness."""
+    def load_harness(self, endpoint: Any = None) -> Any:
+        """A new instance of the integration's scripted harness; with an
+        ``agent_sdk.endpoint.Endpoint``, one whose agents use the framework's own OpenAI
+        client against it."""
         if not self.harness:
             raise IntegrationError(f"integration {self.name!r} ships no scripted harness")
         module, _, attr = self.harness.partition(":")
-        return getattr(importlib.import_module(module), attr)()
+        harness_class = getattr(importlib.import_module(module), attr)
+        return harness_class() if endpoint is None else harness_class(endpoint)
 
     # -- what a framework overrides -----------------------------------------------------------
     def export_tool(

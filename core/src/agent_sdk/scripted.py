@@ -12,12 +12,16 @@ import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_sdk.approval.ports import ApprovalPort
+from agent_sdk.errors import IntegrationError
 from agent_sdk.executor import Executor
 from agent_sdk.extraction import ReturnMode
 from agent_sdk.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from agent_sdk.endpoint import Api, Endpoint
 
 _ids = itertools.count(1)
 
@@ -66,6 +70,8 @@ class ScriptedAgent:
     turns: Sequence[Turn]
     description: str = "a scripted sub-agent"
     tools: Sequence[Any] = ()
+    instructions: str = ""
+    """The agent's system prompt (what a real model would follow instead of ``turns``)."""
 
 
 @dataclass
@@ -98,7 +104,18 @@ class RunResult:
 
 
 class Harness(ABC):
-    """What a plugin provides so the kit can drive its framework."""
+    """What a plugin provides so the kit can drive its framework.
+
+    Built with no endpoint, agents run on the framework's in-process scripted model. Built
+    with an ``Endpoint`` (``Harness(endpoint)``, for the APIs in ``apis``), every agent runs
+    on the framework's own OpenAI-compatible client against that endpoint, with
+    ``system_prompt`` as its instructions: model calls, tool calls and results cross HTTP.
+    """
+
+    apis: ClassVar[tuple[Api, ...]] = ()
+    """The OpenAI APIs (``"chat"``, ``"responses"``) the harness drives over HTTP through the
+    framework's own client; () for in-process scripted models only."""
+    endpoint: Endpoint | None = None
 
     integration: str
     """The integration name (as in ``get_integration``)."""
@@ -117,6 +134,22 @@ class Harness(ABC):
     native_pause: bool = False
     """The framework pauses confirm calls for approval and resumes them later (the kit then
     runs C7 through that native path: ``pause``, ``paused_calls``, ``resume``)."""
+
+    def __init__(self, endpoint: Endpoint | None = None) -> None:
+        if endpoint is not None and endpoint.api not in self.apis:
+            supported = ", ".join(self.apis) or "none"
+            raise IntegrationError(
+                f"{self.integration}: the harness cannot drive the {endpoint.api!r} API over "
+                f"HTTP (supported: {supported})"
+            )
+        self.endpoint = endpoint
+
+    def system_prompt(self, name: str, instructions: str = "", turns: Sequence[Turn] = ()) -> str:
+        """The system prompt of an agent built over the endpoint: its instructions (or a
+        line naming it), and with a scripted server of this process the key of its turns."""
+        if self.endpoint is None:
+            raise IntegrationError(f"{self.integration}: the harness has no endpoint")
+        return self.endpoint.instructions(instructions or f"You are {name}.", turns)
 
     @abstractmethod
     def export_tool(
@@ -147,7 +180,10 @@ class Harness(ABC):
     @abstractmethod
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
         """Run an orchestrator agent with ``tools`` whose scripted model plays ``turns``
-        (tool calls use the given ids), then return what its model saw."""
+        (tool calls use the given ids), then return what its model saw.
+
+        A harness with ``apis`` also takes ``instructions=`` (keyword): the orchestrator's
+        system prompt over the endpoint, what a real model follows instead of ``turns``."""
 
     async def pause(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Any:
         """Run an orchestrator with ``tools`` whose scripted model plays ``turns`` until the

@@ -239,6 +239,8 @@ class ContractSuite:
             '{"a": "x", "b": 1}',
             '{"a": 1}',
             '{"a": 1, "b": 2, "c": 3}',
+            '{"a": 1, "b": 20',
+            '{"a": 1, "b":',
         ],
     )
     def test_c2_invalid_arguments_never_reach_the_handler(
@@ -248,7 +250,8 @@ class ContractSuite:
         tool = harness.export_tool(rec.add_spec(), executor=Executor())
         call = ToolCall("add", arguments)
         result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
-        assert rec.calls == []
+        assert rec.calls == [], f"the handler ran on {arguments!r}"
+        assert result.final_text == "done", "the run goes on after invalid arguments"
         if arguments == "not json" and not harness.raw_arguments:
             seen = result.result(call.id)
             assert seen.is_error is not False and "error" in seen.text.lower(), seen.text

@@ -1,4 +1,4 @@
-"""The ``agent-sdk`` command: plugins, trace show, demo."""
+"""The ``agent-sdk`` command: plugins, trace show, demo, serve-scripted."""
 
 from __future__ import annotations
 
@@ -104,13 +104,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return demo.main(args)
 
 
+def cmd_serve_scripted(args: argparse.Namespace) -> int:
+    from agent_sdk import demo
+
+    return demo.serve(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agent-sdk", description=__doc__)
     parser.add_argument("--version", action="version", version=f"agent-sdk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("plugins", help="list integrations and plugins").set_defaults(func=cmd_plugins)
     demo = sub.add_parser(
-        "demo", help="run the contract-review hierarchy on a scripted model and print its trace"
+        "demo",
+        help="run the contract-review hierarchy over HTTP (a scripted model, or any "
+        "OpenAI-compatible endpoint with --base-url) and print its trace",
     )
     demo.add_argument(
         "--framework",
@@ -129,7 +137,34 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="how the confirm tool is approved (ask: prompt on the terminal)",
     )
+    demo.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or "
+        "http://localhost:11434/v1 (default: a scripted server started for the run)",
+    )
+    demo.add_argument("--model", help="the model (or Azure deployment) to call")
+    demo.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the API key (default OPENAI_API_KEY)",
+    )
+    demo.add_argument(
+        "--api",
+        choices=("chat", "responses"),
+        default="chat",
+        help="Chat Completions (every provider) or the Responses API",
+    )
+    demo.add_argument("--stream", action="store_true", help="stream model responses")
     demo.set_defaults(func=cmd_demo)
+    serve = sub.add_parser(
+        "serve-scripted",
+        help="serve the demo's scripted model as an OpenAI-compatible endpoint",
+    )
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=0, help="default: a free port")
+    serve.set_defaults(func=cmd_serve_scripted)
     trace = sub.add_parser("trace", help="work with trace files")
     trace_sub = trace.add_subparsers(dest="trace_command", required=True)
     show = trace_sub.add_parser("show", help="print the span tree of a Jaeger JSON file")

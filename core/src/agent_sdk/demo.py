@@ -1,28 +1,37 @@
 """``agent-sdk demo``: the contract-review hierarchy through a real framework.
 
-An orchestrator consults legal, tax and technical reviewers (sub-agents with scripted
-models) in one turn; each answers a typed opinion as JSON. Legal consults tax, which tries
-to consult legal again and gets the recursion error. The harshest verdict is computed in
-code, and a confirm tool sends it to the client through the approval port. The final
-answer, the run's cost report and the trace tree are printed.
+An orchestrator consults legal, tax and technical reviewers (sub-agents) in one turn; each
+answers a typed opinion as JSON. Legal consults tax, which tries to consult legal again and
+gets the recursion error. The harshest verdict is computed in code, and a confirm tool
+sends it to the client through the approval port. The final answer, the run's cost report
+and the trace tree are printed.
+
+Every agent talks to its model through the framework's own OpenAI client over HTTP: by
+default to a scripted server started for the run (``SCRIPT``: the model's turns, keyed by
+each agent's instructions), or with ``--base-url`` to any OpenAI-compatible endpoint — a
+real model follows the same instructions. ``agent-sdk serve-scripted`` serves ``SCRIPT``
+on its own, so a second process can use it exactly like a real endpoint.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from agent_sdk.approval import ApprovalPort, ApprovalRequest, AutoApprove, CallbackApproval, DenyAll
-from agent_sdk.errors import IntegrationError
+from agent_sdk.endpoint import Api, Endpoint
+from agent_sdk.errors import AgentSDKError, IntegrationError
 from agent_sdk.executor import Executor
 from agent_sdk.integration import KNOWN_DISTRIBUTIONS, Integration, integrations
 from agent_sdk.run import HierarchyLimits, run_scope
-from agent_sdk.scripted import Harness, ScriptedAgent, ToolCall, Turn
+from agent_sdk.scripted import Harness, RunResult, ScriptedAgent, ToolCall, Turn
 from agent_sdk.spec import ToolSpec
 from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file
 
@@ -39,6 +48,38 @@ OPINIONS = {
 
 
 DEFAULT_SEVERITY = ("approve", "approve_with_changes", "request_changes", "reject")
+REVIEWERS = ("legal", "tax", "technical")
+ANSWER = (
+    'Answer with one JSON object and nothing else: {"reviewer": "<your name>", "verdict": '
+    '"approve" | "approve_with_changes" | "request_changes" | "reject", "risk": "<one '
+    'sentence>"}.'
+)
+PROMPTS = {
+    "consult": (
+        "You coordinate the review of a contract clause. Call the three reviewer tools "
+        "legal, tax and technical, all three in the same turn, each with the argument "
+        f"request set to: 'Review this clause for your area: {CLAUSE}'. When all three have "
+        "answered, reply with the single word: collected."
+    ),
+    "legal": (
+        "You are the legal reviewer: liability, indemnities, termination. First ask the tax "
+        "reviewer (tool tax) about the VAT impact of the clause, then give your opinion. " + ANSWER
+    ),
+    "tax_for_legal": (
+        "You are the tax reviewer, consulted by the legal reviewer. First ask the legal "
+        "reviewer (tool legal) whether the indemnity changes the tax position, then give "
+        "your opinion. " + ANSWER
+    ),
+    "legal_direct": (
+        "You are the legal reviewer, consulted by a colleague. Give your opinion at once, "
+        "without calling any tool. " + ANSWER
+    ),
+    "tax": "You are the tax reviewer. Give your opinion at once. " + ANSWER,
+    "technical": (
+        "You are the technical reviewer: service levels, budgets, operations. Give your "
+        "opinion at once. " + ANSWER
+    ),
+}
 
 
 def harshest(
@@ -99,49 +140,77 @@ def _opinion(name: str) -> str:
     return json.dumps({"reviewer": name, **OPINIONS[name]})
 
 
+def _consult_calls() -> list[ToolCall]:
+    request = f"Review this clause for your area: {CLAUSE}"
+    return [ToolCall(name, {"request": request}) for name in REVIEWERS]
+
+
+def _send_prompt(verdict: str) -> str:
+    return (
+        f"The reviewers' harshest verdict on clause 7 is {verdict!r}. Send it to the client "
+        f"'ACME GmbH' with the send_verdict tool (client='ACME GmbH', verdict={verdict!r}), "
+        "then confirm in one sentence."
+    )
+
+
+def _send_turns(verdict: str) -> list[Turn]:
+    notify = ToolCall("send_verdict", {"client": "ACME GmbH", "verdict": verdict})
+    return [
+        Turn.call(notify),
+        Turn.say(f"Verdict on clause 7: {verdict}. Client notified if approved."),
+    ]
+
+
+def script() -> dict[str, list[Turn]]:
+    """The scripted model's turns for every agent of the demo, keyed by its instructions
+    (what ``agent-sdk serve-scripted`` serves)."""
+    turns = {
+        PROMPTS["consult"]: [Turn.call(*_consult_calls()), Turn.say("collected")],
+        PROMPTS["legal"]: [
+            Turn.call(ToolCall("tax", {"request": "Check the VAT impact of " + CLAUSE})),
+            Turn.say(_opinion("legal")),
+        ],
+        PROMPTS["tax_for_legal"]: [
+            Turn.call(
+                ToolCall("legal", {"request": "Does the indemnity change the tax position?"})
+            ),
+            Turn.say(_opinion("tax")),
+        ],
+        PROMPTS["legal_direct"]: [Turn.say(_opinion("legal"))],
+        PROMPTS["tax"]: [Turn.say(_opinion("tax"))],
+        PROMPTS["technical"]: [Turn.say(_opinion("technical"))],
+    }
+    for verdict in DEFAULT_SEVERITY:
+        turns[_send_prompt(verdict)] = _send_turns(verdict)
+    return turns
+
+
 def build_reviewers(harness: Harness) -> dict[str, Any]:
     """The three reviewer tools; legal consults tax, which tries legal again (recursion)."""
-    inner_legal = harness.export_agent_tool(
-        ScriptedAgent("legal", [Turn.say(_opinion("legal"))], description="Legal reviewer."),
-        return_mode="json",
-    )
-    tax_for_legal = harness.export_agent_tool(
-        ScriptedAgent(
-            "tax",
-            [
-                Turn.call(
-                    ToolCall("legal", {"request": "Does the indemnity change the tax position?"})
-                ),
-                Turn.say(_opinion("tax")),
-            ],
-            description="Tax reviewer.",
-            tools=[inner_legal],
-        ),
-        return_mode="json",
-    )
-    legal = harness.export_agent_tool(
-        ScriptedAgent(
+    turns = script()
+
+    def reviewer(name: str, prompt: str, description: str, tools: list[Any] = ()) -> Any:  # type: ignore[assignment]
+        agent = ScriptedAgent(
+            name,
+            turns[PROMPTS[prompt]],
+            description=description,
+            tools=tools,
+            instructions=PROMPTS[prompt],
+        )
+        return harness.export_agent_tool(agent, return_mode="json")
+
+    inner_legal = reviewer("legal", "legal_direct", "Legal reviewer.")
+    tax_for_legal = reviewer("tax", "tax_for_legal", "Tax reviewer.", [inner_legal])
+    return {
+        "legal": reviewer(
             "legal",
-            [
-                Turn.call(ToolCall("tax", {"request": "Check the VAT impact of " + CLAUSE})),
-                Turn.say(_opinion("legal")),
-            ],
-            description="Legal reviewer: liability, indemnities, termination.",
-            tools=[tax_for_legal],
+            "legal",
+            "Legal reviewer: liability, indemnities, termination.",
+            [tax_for_legal],
         ),
-        return_mode="json",
-    )
-    tax = harness.export_agent_tool(
-        ScriptedAgent("tax", [Turn.say(_opinion("tax"))], description="Tax reviewer."),
-        return_mode="json",
-    )
-    technical = harness.export_agent_tool(
-        ScriptedAgent(
-            "technical", [Turn.say(_opinion("technical"))], description="Technical reviewer."
-        ),
-        return_mode="json",
-    )
-    return {"legal": legal, "tax": tax, "technical": technical}
+        "tax": reviewer("tax", "tax", "Tax reviewer."),
+        "technical": reviewer("technical", "technical", "Technical reviewer."),
+    }
 
 
 def send_verdict_spec(sent: list[dict[str, str]]) -> ToolSpec:
@@ -162,6 +231,37 @@ def send_verdict_spec(sent: list[dict[str, str]]) -> ToolSpec:
     )
 
 
+class DemoError(AgentSDKError):
+    """The demo could not run; the message says what to check."""
+
+
+def load_demo_harness(integration: Integration, endpoint: Endpoint | None) -> Harness:
+    """The integration's harness over ``endpoint``; in process where the harness has no
+    HTTP mode (then ``endpoint`` must be None or the embedded one)."""
+    harness: Harness = integration.load_harness()
+    if endpoint is None or endpoint.api not in harness.apis:
+        return harness
+    built: Harness = integration.load_harness(endpoint)
+    return built
+
+
+async def _orchestrate(
+    harness: Harness, tools: list[Any], turns: list[Turn], instructions: str
+) -> RunResult:
+    if harness.endpoint is None:
+        return await harness.run(tools, turns)
+    run = cast(Any, harness).run
+    result: RunResult = await run(tools, turns, instructions=instructions)
+    return result
+
+
+def _result_for(result: RunResult, name: str) -> str | None:
+    for seen in result.results:
+        if seen.name == name:
+            return seen.text
+    return None
+
+
 async def run_demo(
     integration: Integration,
     *,
@@ -169,37 +269,48 @@ async def run_demo(
     out: Callable[[str], None] = print,
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
+    endpoint: Endpoint | None = None,
 ) -> dict[str, Any]:
-    harness: Harness = integration.load_harness()
+    harness = load_demo_harness(integration, endpoint)
     reviewers = build_reviewers(harness)
     sent: list[dict[str, str]] = []
     port = approval_port(approve, stdin=stdin, stdout=stdout)
     send = harness.export_tool(send_verdict_spec(sent), executor=Executor(), approval=port)
     limits = HierarchyLimits(max_depth=3, max_model_calls=40, child_timeout=60)
+    where = f"{endpoint.model!r} at {endpoint.base_url}" if harness.endpoint and endpoint else ""
     async with run_scope(limits=limits, name="contract-review") as run:
-        calls = [
-            ToolCall(name, {"request": f"Review for {name} risks: {CLAUSE}"}) for name in reviewers
-        ]
-        consult = await harness.run(
-            list(reviewers.values()), [Turn.call(*calls), Turn.say("collected")]
+        consult = await _orchestrate(
+            harness,
+            list(reviewers.values()),
+            [Turn.call(*_consult_calls()), Turn.say("collected")],
+            PROMPTS["consult"],
         )
         opinions = {}
-        for call in calls:
-            seen = consult.result(call.id)
+        for name in REVIEWERS:
+            text = _result_for(consult, name)
+            if text is None:
+                continue
             try:
-                opinions[call.name] = json.loads(seen.text)
+                opinion = json.loads(text)
             except ValueError:
-                opinions[call.name] = {"verdict": "reject", "risk": f"no opinion: {seen.text}"}
-        verdict = harshest({n: o.get("verdict", "reject") for n, o in opinions.items()})
-        notify = ToolCall("send_verdict", {"client": "ACME GmbH", "verdict": verdict})
-        final = await harness.run(
-            [send],
-            [
-                Turn.call(notify),
-                Turn.say(f"Verdict on clause 7: {verdict}. Client notified if approved."),
-            ],
+                opinion = None
+            if not isinstance(opinion, dict):
+                opinion = {"verdict": "reject", "risk": f"no opinion: {text}"}
+            opinions[name] = opinion
+        if not opinions:
+            said = (consult.final_text or "").strip().replace("\n", " ")[:120]
+            raise DemoError(
+                f"the model {where or '(scripted)'} never called the reviewer tools "
+                f"(it answered: {said!r}); check that the model supports tool calling"
+            )
+        for name in REVIEWERS:
+            opinions.setdefault(name, {"verdict": "reject", "risk": "the model never asked"})
+        verdicts = {n: o.get("verdict", "reject") for n, o in opinions.items()}
+        verdict = harshest(
+            {n: v if v in DEFAULT_SEVERITY else "reject" for n, v in verdicts.items()}
         )
-        notice = final.result(notify.id).text
+        final = await _orchestrate(harness, [send], _send_turns(verdict), _send_prompt(verdict))
+        notice = _result_for(final, "send_verdict") or "(the model never called send_verdict)"
     return {
         "framework": integration.name,
         "run_id": run.run_id,
@@ -209,6 +320,7 @@ async def run_demo(
         "sent": sent,
         "final": final.final_text,
         "report": run.report,
+        "over_http": harness.endpoint is not None,
     }
 
 
@@ -218,18 +330,51 @@ def main(args: Any) -> int:
         return _main(args, Path(args.trace_file) if args.trace_file else Path(scratch) / "t.json")
 
 
+def _endpoint(args: Any, stack: contextlib.ExitStack) -> tuple[Endpoint, str]:
+    api = cast(Api, getattr(args, "api", None) or "chat")
+    stream = bool(getattr(args, "stream", False))
+    base_url = getattr(args, "base_url", None)
+    model = getattr(args, "model", None)
+    if base_url:
+        if not model:
+            raise DemoError(
+                "--model is required with --base-url: the model (or Azure deployment) name, "
+                "e.g. gpt-4o-mini or llama3.1"
+            )
+        env = getattr(args, "api_key_env", None) or "OPENAI_API_KEY"
+        endpoint = Endpoint.from_env(base_url, model, api_key_env=env, api=api, stream=stream)
+        return endpoint, f"API key from ${env}" if os.environ.get(env) else f"no ${env} set"
+    from agent_sdk.scripted_server import ScriptedServer
+
+    server = stack.enter_context(ScriptedServer(script()))
+    # Used exactly as a real endpoint: no scripts are registered through the endpoint.
+    return Endpoint(server.url, model or "scripted", api=api, stream=stream), "scripted server"
+
+
 def _main(args: Any, trace_file: Path) -> int:
     integration = pick_integration(args.framework)
     integration.check()
-    provider = configure_tracing(
-        "agent-sdk-demo", endpoint=args.otlp, file=trace_file, set_global=True
-    )
-    try:
-        result = asyncio.run(run_demo(integration, approve=args.approve))
-    finally:
-        provider.force_flush()
-        provider.shutdown()
+    with contextlib.ExitStack() as stack:
+        endpoint, source = _endpoint(args, stack)
+        provider = configure_tracing(
+            "agent-sdk-demo", endpoint=args.otlp, file=trace_file, set_global=True
+        )
+        try:
+            result = asyncio.run(run_demo(integration, approve=args.approve, endpoint=endpoint))
+        except AgentSDKError as exc:
+            raise DemoError(_with_trace(str(exc), args)) from exc
+        except Exception as exc:
+            problem = endpoint.problem(exc) or f"the demo failed: {type(exc).__name__}: {exc}"
+            raise DemoError(_with_trace(problem, args)) from exc
+        finally:
+            provider.force_flush()
+            provider.shutdown()
     print(f"framework: {result['framework']}   run: {result['run_id']}")
+    if result["over_http"]:
+        mode = endpoint.api + (", streamed" if endpoint.stream else "")
+        print(f"model: {endpoint.model} at {endpoint.base_url} ({mode}; {source})")
+    else:
+        print("model: the framework's in-process scripted model (its harness has no HTTP mode)")
     print("\nopinions:")
     for name, opinion in result["opinions"].items():
         print(f"  {name:<10} {opinion.get('verdict'):<16} {opinion.get('risk', '')}")
@@ -246,3 +391,25 @@ def _main(args: Any, trace_file: Path) -> int:
         print(f"\ntrace exported to {args.otlp} (Jaeger: service agent-sdk-demo,")
         print(f"  tag agent_sdk.run_id={result['run_id']})")
     return 0
+
+
+def _with_trace(message: str, args: Any) -> str:
+    if args.trace_file:
+        return f"{message} (the partial trace is in {args.trace_file})"
+    return message
+
+
+def serve(args: Any) -> int:
+    """``agent-sdk serve-scripted``: the demo's scripted model as a standalone endpoint."""
+    import threading
+
+    from agent_sdk.scripted_server import ScriptedServer
+
+    with ScriptedServer(script(), host=args.host, port=args.port) as server:
+        print(f"serving the demo's scripted model at {server.url}", flush=True)
+        print(
+            f"  try: agent-sdk demo --base-url {server.url} --model scripted   (Ctrl-C stops)",
+            flush=True,
+        )
+        threading.Event().wait()
+    return 0  # pragma: no cover - ends with Ctrl-C

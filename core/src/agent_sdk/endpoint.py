@@ -81,11 +81,64 @@ class Endpoint:
         key = self.server.script(turns)
         return f"{text}\n\n{key}" if text else key
 
+    def problem(self, exc: BaseException) -> str | None:
+        """One line saying what went wrong talking to this endpoint and what to check, if
+        ``exc`` (or an exception it wraps) is an HTTP client error; else None."""
+        for cause in _chain(exc):
+            names = {c.__name__ for c in type(cause).__mro__}
+            status = getattr(cause, "status_code", None)
+            where = f"{self.base_url} (model {self.model!r})"
+            if names & {"APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError"}:
+                return (
+                    f"cannot reach the model endpoint {self.base_url}: {_first_line(cause)}; "
+                    "check --base-url and that the server is running"
+                )
+            if "AuthenticationError" in names or status == 401:
+                return (
+                    f"the endpoint {where} refused the API key (401); check the key in the "
+                    "environment variable named by --api-key-env (default OPENAI_API_KEY)"
+                )
+            if "PermissionDeniedError" in names or status == 403:
+                return f"the endpoint {where} denied access (403): {_first_line(cause)}"
+            if "NotFoundError" in names or status == 404:
+                return (
+                    f"the endpoint {self.base_url} does not know the model {self.model!r} "
+                    "(404); check --model (on Azure OpenAI: the deployment name) and that "
+                    "--base-url ends in /v1 where the server needs it"
+                )
+            if "RateLimitError" in names or status == 429:
+                return f"the endpoint {where} is rate limiting (429): {_first_line(cause)}"
+            if "BadRequestError" in names or status == 400:
+                return f"the endpoint {where} refused a request (400): {_first_line(cause)}"
+            if isinstance(status, int) and status >= 500:
+                return f"the endpoint {where} failed ({status}): {_first_line(cause)}"
+        return None
+
     def __repr__(self) -> str:  # never print the key
         return (
             f"Endpoint(base_url={self.base_url!r}, model={self.model!r}, api={self.api!r}, "
             f"stream={self.stream})"
         )
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and every exception it wraps (causes, contexts, exception groups)."""
+    seen: list[BaseException] = []
+    todo = [exc]
+    while todo and len(seen) < 100:
+        current = todo.pop(0)
+        if any(current is s for s in seen):
+            continue
+        seen.append(current)
+        todo.extend(getattr(current, "exceptions", ()) or ())
+        todo.extend(c for c in (current.__cause__, current.__context__) if c is not None)
+    return seen
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    line = text[0] if text else type(exc).__name__
+    return line if len(line) <= 200 else line[:199] + "…"
 
 
 __all__ = ["Api", "Endpoint"]

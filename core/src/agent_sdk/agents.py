@@ -21,7 +21,14 @@ from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError,
 from agent_sdk.extraction import AgentResponse, ReturnMode, Usage
 from agent_sdk.names import model_name
 from agent_sdk.output_modes import check_return_mode, extract
-from agent_sdk.run import METER_VAR, PENDING_VAR, RUN_VAR, HierarchyLimits, RunState
+from agent_sdk.run import (
+    METER_VAR,
+    PENDING_VAR,
+    RUN_VAR,
+    HierarchyLimits,
+    RunState,
+    refusing_detached,
+)
 from agent_sdk.spec import ToolSpec
 
 log = logging.getLogger("agent_sdk.hierarchy")
@@ -138,6 +145,15 @@ async def call_agent(
     """Run one sub-agent under the run's guards; the text for the parent, or ToolError."""
     parent = parent or current_context() or CallContext.new()
     run = RUN_VAR.get()
+    if run is None and (refusing := refusing_detached()) is not None:
+        raise ToolError(
+            ErrorKind.DEPTH_EXCEEDED,
+            f"cannot call sub-agent '{name}': it was called with no run in its context while "
+            f"run {refusing} (detached='refuse') is open; code that starts sub-agents in "
+            "another thread must copy the context (asyncio.to_thread, or "
+            "contextvars.copy_context().run)",
+            tool=name,
+        )
     if run is None:  # a call made outside any run_scope: guards still apply, per call tree
         token = RUN_VAR.set(RunState(parent.run_id, HierarchyLimits()))
         try:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
@@ -25,8 +26,18 @@ class HierarchyLimits:
     max_model_calls: int | None = None
     child_timeout: float | None = None
     max_parallel: int | None = None
+    detached: Literal["new-run", "refuse"] = "new-run"
+    """What a sub-agent called with no run in its context does while this run is open: a
+    thread that did not copy the context (``loop.run_in_executor``, ``threading.Thread``)
+    looks exactly like a new root run. ``"new-run"`` (default) starts one with default
+    limits; ``"refuse"`` refuses it with ``depth-exceeded`` naming the fix, for processes
+    in which every sub-agent belongs to a ``run_scope``."""
 
     def __post_init__(self) -> None:
+        if self.detached not in ("new-run", "refuse"):
+            raise ConfigurationError(
+                f"detached must be 'new-run' or 'refuse', not {self.detached!r}"
+            )
         if self.max_depth < 1:
             raise ConfigurationError("max_depth must be at least 1")
         if self.max_model_calls is not None and self.max_model_calls < 0:
@@ -150,6 +161,25 @@ RUN_VAR: contextvars.ContextVar[RunState | None] = contextvars.ContextVar(
     "agent_sdk_run", default=None
 )
 
+# Runs open in this process with ``detached="refuse"`` (run id -> open scopes).
+_REFUSING: dict[str, int] = {}
+_REFUSING_LOCK = threading.Lock()
+
+
+def refusing_detached() -> str | None:
+    """The id of an open run that refuses detached sub-agents, if any."""
+    with _REFUSING_LOCK:
+        return next(iter(_REFUSING), None)
+
+
+def _refuse_detached(run_id: str, delta: int) -> None:
+    with _REFUSING_LOCK:
+        count = _REFUSING.get(run_id, 0) + delta
+        if count > 0:
+            _REFUSING[run_id] = count
+        else:
+            _REFUSING.pop(run_id, None)
+
 
 def current_run() -> RunState | None:
     return RUN_VAR.get()
@@ -262,6 +292,8 @@ class run_scope:
         )
         ctx_cm.__enter__()
         self._stack.append((span_cm, span, run_token, ctx_cm))
+        if self.state.limits.detached == "refuse":
+            _refuse_detached(self.state.run_id, 1)
         return self.state
 
     def __exit__(
@@ -271,6 +303,8 @@ class run_scope:
         tb: TracebackType | None,
     ) -> bool | None:
         span_cm, span, run_token, ctx_cm = self._stack.pop()
+        if self.state.limits.detached == "refuse":
+            _refuse_detached(self.state.run_id, -1)
         ctx_cm.__exit__(exc_type, exc, tb)
         RUN_VAR.reset(run_token)
         _spans.set_usage(span, self.state.report.total)

@@ -261,6 +261,23 @@ async def test_responses_refuse_an_output_for_no_call_and_a_call_with_no_output(
         await c.responses.create(model="m", instructions=key, input=unanswered)
 
 
+async def test_parallel_tool_calls_needs_tools_on_chat_only(server) -> None:
+    # Chat Completions refuses it without tools; every Responses response echoes it (default
+    # true) and clients send it on tool-less requests (AG2's OpenAIResponsesConfig always).
+    key = server.script([Turn.say("fine")])
+    c = client(server)
+    response = await c.responses.create(
+        model="m", instructions=key, input="go", parallel_tool_calls=True
+    )
+    assert response.output_text == "fine"
+    with pytest.raises(openai.BadRequestError, match="only allowed when 'tools'"):
+        await c.chat.completions.create(
+            model="m",
+            messages=[{"role": "system", "content": key}, {"role": "user", "content": "x"}],
+            parallel_tool_calls=True,
+        )
+
+
 def test_azure_rules_refuse_default_where_openai_accepts_it() -> None:
     schema = {**STRICT, "properties": {"a": {"type": "integer", "default": 1}, "b": {}}}
     from agent_sdk.openai_rules import RequestError, check_chat

@@ -158,7 +158,9 @@ def check_chat(body: Mapping[str, Any], rules: Rules = "azure") -> None:
 
 def check_responses(body: Mapping[str, Any], rules: Rules = "azure") -> None:
     """Refuse a ``/responses`` request the way OpenAI does."""
-    _common(body, RESPONSES_PARAMS)
+    # Responses takes parallel_tool_calls without tools: every response echoes it (default
+    # true), and clients send it on tool-less requests (AG2's OpenAIResponsesConfig always).
+    _common(body, RESPONSES_PARAMS, needs_tools=("tool_choice",))
     if body.get("previous_response_id") is not None or body.get("conversation") is not None:
         raise RequestError(
             "previous_response_id and conversation need stored responses; the scripted "
@@ -181,7 +183,12 @@ def check_responses(body: Mapping[str, Any], rules: Rules = "azure") -> None:
     _check_tools(body, functions, rules)
 
 
-def _common(body: Mapping[str, Any], known: frozenset[str]) -> None:
+def _common(
+    body: Mapping[str, Any],
+    known: frozenset[str],
+    *,
+    needs_tools: tuple[str, ...] = ("parallel_tool_calls", "tool_choice"),
+) -> None:
     for key in body:
         if key not in known:
             raise RequestError(
@@ -195,7 +202,7 @@ def _common(body: Mapping[str, Any], known: frozenset[str]) -> None:
             param="stream_options",
         )
     has_tools = bool(body.get("tools"))
-    for key in ("parallel_tool_calls", "tool_choice"):
+    for key in needs_tools:
         if body.get(key) is not None and not has_tools:
             raise RequestError(
                 f"Invalid value for '{key}': '{key}' is only allowed when 'tools' are specified.",

@@ -17,8 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PLUGIN_SOURCES = sorted(
     [*ROOT.glob("plugins/*/src/agent_sdk_*"), ROOT / "contrib/plugin-template/src/agent_sdk_minifw"]
 )
-# Modules a plugin may use besides the API: the scripted harness types, in harness code.
-HARNESS_ONLY = {"agent_sdk.scripted"}
+# Modules a plugin may use besides the API: the scripted harness types and the endpoint a
+# harness runs over HTTP (Harness(endpoint)), in harness code.
+HARNESS_ONLY = {"agent_sdk.scripted", "agent_sdk.endpoint"}
 
 
 def core_imports(path: Path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 _state: dict[str, Any] = {
     "tracer": trace.get_tracer("agent_sdk", __version__),
-    "content": False,
+    "content": None,  # None: follow OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
     "explicit": False,  # use_tracer_provider() was given a provider
     "global": False,  # a global tracer provider has been set (it stays set)
 }
@@ -56,19 +57,23 @@ def tracing_enabled() -> bool:
     return bool(_state["global"])
 
 
-def capture_content(enabled: bool) -> None:
-    """Opt in (or out) of putting tool arguments and results on spans; off by default."""
-    _state["content"] = bool(enabled)
+def capture_content(enabled: bool | None) -> None:
+    """Opt in (or out) of putting tool arguments and results on spans. Off by default;
+    ``None`` follows the standard ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``."""
+    _state["content"] = None if enabled is None else bool(enabled)
 
 
 def content_captured() -> bool:
+    if _state["content"] is None:
+        value = os.environ.get(sc.CAPTURE_CONTENT_ENV, "")
+        return value.strip().lower() in ("true", "1", "yes")
     return bool(_state["content"])
 
 
 def base_attributes(ctx: CallContext, path: tuple[str, ...]) -> dict[str, Any]:
     attrs: dict[str, Any] = {
         sc.RUN_ID: ctx.run_id,
-        sc.PATH: "/".join(path),
+        sc.PATH: "/".join(path) or sc.ROOT_PATH,
         sc.DEPTH: len(ctx.path),
     }
     if ctx.thread_id:

@@ -157,6 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="Chat Completions (every provider) or the Responses API",
     )
     demo.add_argument("--stream", action="store_true", help="stream model responses")
+    demo.add_argument(
+        "--in-process",
+        action="store_true",
+        help="use the framework's in-process scripted model instead of HTTP",
+    )
     demo.set_defaults(func=cmd_demo)
     serve = sub.add_parser(
         "serve-scripted",

@@ -355,7 +355,10 @@ def _main(args: Any, trace_file: Path) -> int:
     integration = pick_integration(args.framework)
     integration.check()
     with contextlib.ExitStack() as stack:
-        endpoint, source = _endpoint(args, stack)
+        endpoint: Endpoint | None = None
+        source = ""
+        if not getattr(args, "in_process", False):
+            endpoint, source = _endpoint(args, stack)
         provider = configure_tracing(
             "agent-sdk-demo", endpoint=args.otlp, file=trace_file, set_global=True
         )
@@ -364,13 +367,15 @@ def _main(args: Any, trace_file: Path) -> int:
         except AgentSDKError as exc:
             raise DemoError(_with_trace(str(exc), args)) from exc
         except Exception as exc:
-            problem = endpoint.problem(exc) or f"the demo failed: {type(exc).__name__}: {exc}"
+            problem = (endpoint.problem(exc) if endpoint else None) or (
+                f"the demo failed: {type(exc).__name__}: {exc}"
+            )
             raise DemoError(_with_trace(problem, args)) from exc
         finally:
             provider.force_flush()
             provider.shutdown()
     print(f"framework: {result['framework']}   run: {result['run_id']}")
-    if result["over_http"]:
+    if result["over_http"] and endpoint is not None:
         mode = endpoint.api + (", streamed" if endpoint.stream else "")
         print(f"model: {endpoint.model} at {endpoint.base_url} ({mode}; {source})")
     else:

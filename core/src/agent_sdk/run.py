@@ -278,9 +278,11 @@ class run_scope:
             f"{sc.OP_INVOKE_WORKFLOW} {self.name}",
             attributes={
                 sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_WORKFLOW,
+                sc.GEN_AI_AGENT_NAME: self.name,
                 sc.GEN_AI_WORKFLOW_NAME: self.name,
+                sc.GEN_AI_PROVIDER_NAME: sc.PROVIDER,
                 sc.RUN_ID: self.state.run_id,
-                sc.PATH: "",
+                sc.PATH: sc.ROOT_PATH,
                 sc.DEPTH: 0,
             },
         )

@@ -131,6 +131,9 @@ class Harness(ABC):
     handler never runs and the model is told of an error, in the framework's words."""
     schema_adjustments: str = ""
     """The documented changes the framework makes to the neutral schema (C1)."""
+    internal_spans: ClassVar[tuple[str, ...]] = ()
+    """Name prefixes of framework spans that are internal extras (e.g. ``"create_agent "``):
+    C13 leaves them out of the trace skeleton and lifts their children."""
     native_pause: bool = False
     """The framework pauses confirm calls for approval and resumes them later (the kit then
     runs C7 through that native path: ``pause``, ``paused_calls``, ``resume``)."""

@@ -44,7 +44,7 @@ def configure_tracing(
     file: str | os.PathLike[str] | None = None,
     console: bool = False,
     set_global: bool = True,
-    capture_content: bool = False,
+    capture_content: bool | None = None,
 ) -> TracerProvider:
     """Set up the OpenTelemetry SDK with a batch processor and an OTLP exporter.
 
@@ -52,7 +52,10 @@ def configure_tracing(
     ``http://localhost:4318`` (HTTP) or ``localhost:4317`` (``protocol="grpc"``). ``file``
     also writes finished spans as Jaeger JSON (the UI's "JSON File" upload); ``console``
     prints them. Returns the provider: call ``shutdown()`` on it to flush. With
-    ``set_global=False`` only this SDK's spans go to the provider.
+    ``set_global=False`` only this SDK's spans go to the provider. Every span started inside
+    a run, the frameworks' own included, gets the run id and path (``RunSpanProcessor``).
+    ``capture_content``: tool arguments and results on spans (None: follow
+    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``; off by default).
     """
     try:
         from opentelemetry.sdk.resources import Resource
@@ -68,7 +71,10 @@ def configure_tracing(
         ) from exc
     if protocol not in ("http/protobuf", "grpc"):
         raise ConfigurationError(f"protocol must be 'http/protobuf' or 'grpc', not {protocol!r}")
+    from agent_sdk.run_spans import RunSpanProcessor
+
     provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    provider.add_span_processor(RunSpanProcessor())  # first: stamps before export
     if endpoint is not None or file is None or _otlp_env_set():
         provider.add_span_processor(BatchSpanProcessor(_otlp_exporter(endpoint, protocol)))
     if file is not None:

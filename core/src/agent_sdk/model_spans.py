@@ -1,0 +1,114 @@
+"""``chat {model}`` spans: one per model call, with tokens, finish reasons and duration.
+
+Plugins see every model call of the agents they run (they count them for the budget); where
+the framework has no correct model-call span of its own, they emit one here, either around
+the call (``model_call``) or afterwards from what the framework reported, with the call's
+own start and end times (``record_model_call``). Run id and path come from the context.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+from agent_sdk import _spans
+from agent_sdk import semconv as sc
+from agent_sdk.context import current_context
+from agent_sdk.extraction import Usage
+
+
+@dataclass
+class ModelCall:
+    """What one model call answered; fill it in before the ``model_call`` block ends."""
+
+    usage: Usage | None = None
+    response_model: str | None = None
+    response_id: str | None = None
+    finish_reasons: Sequence[str] = field(default_factory=tuple)
+
+
+def _attributes(model: str, provider: str, server_url: str | None) -> dict[str, Any]:
+    ctx = current_context()
+    attrs: dict[str, Any] = {
+        sc.GEN_AI_OPERATION_NAME: sc.OP_CHAT,
+        sc.GEN_AI_PROVIDER_NAME: provider,
+        sc.GEN_AI_REQUEST_MODEL: model,
+    }
+    if ctx is not None:
+        attrs.update(_spans.base_attributes(ctx, ctx.path))
+    if server_url:
+        parts = urlsplit(server_url)
+        if parts.hostname:
+            attrs[sc.SERVER_ADDRESS] = parts.hostname
+        if parts.port:
+            attrs[sc.SERVER_PORT] = parts.port
+    return attrs
+
+
+def _finish(span: Span, call: ModelCall) -> None:
+    if call.usage is not None:
+        span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, call.usage.input_tokens)
+        span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, call.usage.output_tokens)
+    if call.response_model:
+        span.set_attribute(sc.GEN_AI_RESPONSE_MODEL, call.response_model)
+    if call.response_id:
+        span.set_attribute(sc.GEN_AI_RESPONSE_ID, call.response_id)
+    if call.finish_reasons:
+        span.set_attribute(sc.GEN_AI_RESPONSE_FINISH_REASONS, list(call.finish_reasons))
+
+
+@contextmanager
+def model_call(model: str, *, provider: str, server_url: str | None = None) -> Iterator[ModelCall]:
+    """A ``chat {model}`` span around one model call. Set the yielded ``ModelCall``'s
+    fields from the response; an exception marks the span with ``error.type``."""
+    call = ModelCall()
+    with _spans.span(
+        f"{sc.OP_CHAT} {model}",
+        kind=SpanKind.CLIENT,
+        attributes=lambda: _attributes(model, provider, server_url),
+    ) as span:
+        yield call
+        _finish(span, call)
+        _spans.mark_ok(span)
+
+
+def record_model_call(
+    model: str,
+    *,
+    provider: str,
+    start_ns: int,
+    end_ns: int | None = None,
+    usage: Usage | None = None,
+    response_model: str | None = None,
+    response_id: str | None = None,
+    finish_reasons: Sequence[str] = (),
+    server_url: str | None = None,
+    error_type: str | None = None,
+) -> None:
+    """A ``chat {model}`` span for a call that already happened (``start_ns`` and ``end_ns``
+    from ``time.time_ns()``), as a child of the current span."""
+    if not _spans.tracing_enabled():
+        return
+    span = _spans.tracer().start_span(
+        f"{sc.OP_CHAT} {model}",
+        kind=SpanKind.CLIENT,
+        attributes=_attributes(model, provider, server_url),
+        start_time=start_ns,
+    )
+    _finish(span, ModelCall(usage, response_model, response_id, tuple(finish_reasons)))
+    if error_type:
+        span.set_attribute(sc.ERROR_TYPE, error_type)
+        span.set_attribute(sc.OUTCOME, "error")
+        span.set_status(Status(StatusCode.ERROR, error_type))
+    else:
+        _spans.mark_ok(span)
+    span.end(end_time=end_ns if end_ns is not None else time.time_ns())
+
+
+__all__ = ["ModelCall", "model_call", "record_model_call"]

@@ -84,11 +84,15 @@ def test_quick_benchmark_reports_every_row(tmp_path):
         "## 3.",
         "## 4.",
         "## 5.",
+        "## 7. Import time",
         "## Targets",
         "## Machine and versions",
     ):
         assert section in report
     assert "executor alone, no tracing" in report
+    for case in ("`import agent_sdk`", "`from agent_sdk import Registry, Executor`"):
+        assert len(rows(report, case)) == 1, case
+    assert "`import agent_sdk`: " in report, "the import-time target is in the verdicts"
     assert sum(
         "calls)/turn" in line or "call(s)/turn" in line for line in report.splitlines()
     ) == 2 * len(installed)

@@ -4,39 +4,16 @@ The names here are for applications. Plugin authors import from ``agent_sdk.inte
 the contract kit is ``agent_sdk.testing``; scripted models are ``agent_sdk.scripted``.
 """
 
+from typing import TYPE_CHECKING
+
 from agent_sdk._version import __version__
 
-# Agents as tools and hierarchies: guards, runs, cost, output, fan-out.
-from agent_sdk.agents import (
-    HISTORY_MODES,
-    FanOutResult,
-    HistoryMode,
-    agent_tool,
-    call_agent,
-    fan_out,
-)
-
-# Approvals: ports that decide, durable deferred approvals, one-use tokens.
-from agent_sdk.approval import (
-    ApprovalGate,
-    ApprovalPort,
-    ApprovalRequest,
-    ApprovalToken,
-    AutoApprove,
-    CallbackApproval,
-    DecidedApproval,
-    Decision,
-    DeferredApproval,
-    DenyAll,
-    PendingApproval,
-    SQLiteApprovalStore,
-    TokenAuthority,
-)
-
-# Context: which call is running, from where in the hierarchy.
+# Context and errors are plain Python; everything else is imported on first use, so
+# ``import agent_sdk`` costs a few milliseconds and ``from agent_sdk import Executor`` loads
+# what the executor needs and no more: plugin discovery (pluggy, importlib.metadata,
+# packaging), the SQLite store, tracing setup and agents as tools wait until they are used.
+# See docs/performance.md. Every name imports from ``agent_sdk`` exactly as before.
 from agent_sdk.context import CallContext, current_context, use_context
-
-# Errors: what the model, the host and a plugin author can see go wrong.
 from agent_sdk.errors import (
     AgentSDKError,
     ApprovalError,
@@ -46,25 +23,97 @@ from agent_sdk.errors import (
     IntegrationError,
     ToolError,
 )
-from agent_sdk.executor import Executor, ToolOutcome
-from agent_sdk.exports import deprecated_exports
-from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage
-from agent_sdk.failures import tool_error
+from agent_sdk.exports import lazy_exports
 
-# Integrations and plugins.
-from agent_sdk.hookspecs import hookimpl
-from agent_sdk.integration import Integration, Requirement, get_integration, integrations
-from agent_sdk.output_modes import extract
-from agent_sdk.plugins import register_plugin
-from agent_sdk.run import HierarchyLimits, RunReport, RunState, bind_call, current_run, run_scope
+_LAZY = {
+    # Tools: describe once, run everywhere.
+    "Registry": "agent_sdk.spec",
+    "ToolSpec": "agent_sdk.spec",
+    "Executor": "agent_sdk.executor",
+    "ToolOutcome": "agent_sdk.executor",
+    "tool_error": "agent_sdk.failures",
+    # Approvals: ports that decide, durable deferred approvals, one-use tokens.
+    "ApprovalGate": "agent_sdk.approval.gate",
+    "DecidedApproval": "agent_sdk.approval.gate",
+    "ApprovalPort": "agent_sdk.approval.ports",
+    "ApprovalRequest": "agent_sdk.approval.ports",
+    "AutoApprove": "agent_sdk.approval.ports",
+    "CallbackApproval": "agent_sdk.approval.ports",
+    "Decision": "agent_sdk.approval.ports",
+    "DenyAll": "agent_sdk.approval.ports",
+    "ApprovalToken": "agent_sdk.approval.tokens",
+    "TokenAuthority": "agent_sdk.approval.tokens",
+    "DeferredApproval": "agent_sdk.approval.store",
+    "PendingApproval": "agent_sdk.approval.store",
+    "SQLiteApprovalStore": "agent_sdk.approval.store",
+    # Agents as tools and hierarchies: guards, runs, cost, output, fan-out.
+    "HISTORY_MODES": "agent_sdk.agents",
+    "FanOutResult": "agent_sdk.agents",
+    "HistoryMode": "agent_sdk.agents",
+    "agent_tool": "agent_sdk.agents",
+    "call_agent": "agent_sdk.agents",
+    "fan_out": "agent_sdk.agents",
+    "AgentResponse": "agent_sdk.extraction",
+    "Message": "agent_sdk.extraction",
+    "ReturnMode": "agent_sdk.extraction",
+    "Usage": "agent_sdk.extraction",
+    "extract": "agent_sdk.output_modes",
+    "HierarchyLimits": "agent_sdk.run",
+    "RunReport": "agent_sdk.run",
+    "RunState": "agent_sdk.run",
+    "bind_call": "agent_sdk.run",
+    "current_run": "agent_sdk.run",
+    "run_scope": "agent_sdk.run",
+    # Integrations and plugins.
+    "hookimpl": "agent_sdk.hookspecs",
+    "Integration": "agent_sdk.integration",
+    "Requirement": "agent_sdk.integration",
+    "get_integration": "agent_sdk.integration",
+    "integrations": "agent_sdk.integration",
+    "register_plugin": "agent_sdk.plugins",
+    # Tracing.
+    "configure_tracing": "agent_sdk.tracing",
+}
 
-# Tools: describe once, run everywhere.
-from agent_sdk.spec import Registry, ToolSpec
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
+    from agent_sdk.agents import (
+        HISTORY_MODES,
+        FanOutResult,
+        HistoryMode,
+        agent_tool,
+        call_agent,
+        fan_out,
+    )
+    from agent_sdk.approval.gate import ApprovalGate, DecidedApproval
+    from agent_sdk.approval.ports import (
+        ApprovalPort,
+        ApprovalRequest,
+        AutoApprove,
+        CallbackApproval,
+        Decision,
+        DenyAll,
+    )
+    from agent_sdk.approval.store import DeferredApproval, PendingApproval, SQLiteApprovalStore
+    from agent_sdk.approval.tokens import ApprovalToken, TokenAuthority
+    from agent_sdk.executor import Executor, ToolOutcome
+    from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage
+    from agent_sdk.failures import tool_error
+    from agent_sdk.hookspecs import hookimpl
+    from agent_sdk.integration import Integration, Requirement, get_integration, integrations
+    from agent_sdk.output_modes import extract
+    from agent_sdk.plugins import register_plugin
+    from agent_sdk.run import (
+        HierarchyLimits,
+        RunReport,
+        RunState,
+        bind_call,
+        current_run,
+        run_scope,
+    )
+    from agent_sdk.spec import Registry, ToolSpec
+    from agent_sdk.tracing import configure_tracing
 
-# Tracing.
-from agent_sdk.tracing import configure_tracing
-
-__all__ = [  # noqa: RUF022 - grouped by topic, as the imports above
+__all__ = [  # noqa: RUF022 - grouped by topic, as _LAZY above
     # tools
     "Executor",
     "Registry",
@@ -127,5 +176,15 @@ __all__ = [  # noqa: RUF022 - grouped by topic, as the imports above
     "__version__",
 ]
 
-# Moved in 0.2; the old names work for one release and warn once.
-__getattr__ = deprecated_exports(__name__, {"harshest": ("agent_sdk.demo", "harshest")})
+# The names in _LAZY load on first use; a submodule used as an attribute (``agent_sdk.tracing``)
+# too. Moved in 0.2: the old names work for one release and warn once.
+__getattr__ = lazy_exports(
+    __name__,
+    _LAZY,
+    deprecated={"harshest": ("agent_sdk.demo", "harshest")},
+    submodules=True,
+)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

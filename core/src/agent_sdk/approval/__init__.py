@@ -1,5 +1,7 @@
 """Approvals: ports that decide, durable deferred approvals, one-use tokens, the gate."""
 
+from typing import TYPE_CHECKING
+
 from agent_sdk.approval.gate import ApprovalGate, DecidedApproval
 from agent_sdk.approval.ports import (
     ApprovalPort,
@@ -10,8 +12,11 @@ from agent_sdk.approval.ports import (
     DenyAll,
     Reviewer,
 )
-from agent_sdk.approval.store import DeferredApproval, PendingApproval, SQLiteApprovalStore
 from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
+from agent_sdk.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from agent_sdk.approval.store import DeferredApproval, PendingApproval, SQLiteApprovalStore
 
 __all__ = [
     "AUTHORITY",
@@ -30,3 +35,12 @@ __all__ = [
     "SQLiteApprovalStore",
     "TokenAuthority",
 ]
+
+# The durable store (sqlite3, a thread pool) is imported on first use.
+__getattr__ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        ("DeferredApproval", "PendingApproval", "SQLiteApprovalStore"), "agent_sdk.approval.store"
+    ),
+    submodules=True,
+)

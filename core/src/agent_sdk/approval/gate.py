@@ -18,7 +18,6 @@ from agent_sdk.approval.ports import ApprovalPort, ApprovalRequest, Decision
 from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
 from agent_sdk.context import CallContext
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
-from agent_sdk.plugins import approval_policy
 from agent_sdk.redaction import safe_message
 from agent_sdk.run import note_pending_approval
 from agent_sdk.spec import ToolSpec, arguments_digest
@@ -50,6 +49,10 @@ def confirm_required(spec: ToolSpec, validated: BaseModel) -> bool:
 def policy_allows(request: ApprovalRequest) -> bool:
     """Ask the approval-policy plugins about a call that needs approval: True when one
     allows it without asking the port; raises ToolError(approval-denied) when one denies."""
+    # Plugin discovery (pluggy, entry points) loads with the first call that needs approval,
+    # not with ``import agent_sdk``.
+    from agent_sdk.plugins import approval_policy
+
     verdict = approval_policy(request)
     if verdict is False:
         raise ToolError(

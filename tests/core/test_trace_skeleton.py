@@ -24,7 +24,7 @@ from agent_sdk import (
 )
 from agent_sdk import semconv as sc
 from agent_sdk._spans import capture_content, content_captured, use_tracer_provider
-from agent_sdk.model_spans import model_call, record_model_call
+from agent_sdk.genai_spans import model_call, record_model_call
 from agent_sdk.run_spans import RunSpanProcessor
 from agent_sdk.testing.skeleton import REVIEWERS, difference, from_jaeger, parse
 

@@ -57,6 +57,7 @@ from agent_sdk.executor import Executor, ToolOutcome
 from agent_sdk.exports import lazy_exports
 from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage
 from agent_sdk.failures import record_failure, tool_error
+from agent_sdk.genai_spans import ModelCall, agent_span, model_call, record_model_call
 from agent_sdk.hookspecs import hookimpl
 from agent_sdk.names import check_tool_name, tool_name_from
 from agent_sdk.output_modes import check_return_mode
@@ -495,6 +496,7 @@ __all__ = [
     "Integration",
     "IntegrationError",
     "Message",
+    "ModelCall",
     "Registry",
     "Requirement",
     "ReturnMode",
@@ -502,6 +504,7 @@ __all__ = [
     "ToolOutcome",
     "ToolSpec",
     "Usage",
+    "agent_span",
     "agent_tool",
     "bind_call",
     "call_agent",
@@ -512,11 +515,13 @@ __all__ = [
     "get_tracer",
     "hookimpl",
     "lazy_exports",
+    "model_call",
     "new_id",
     "no_other_options",
     "note_pending_approval",
     "note_usage",
     "record_failure",
+    "record_model_call",
     "run_scope",
     "safe_message",
     "semconv",

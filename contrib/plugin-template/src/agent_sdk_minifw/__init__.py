@@ -58,7 +58,15 @@ def minifw_agent_tool(
     )
 
 
-__all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_tool", "minifw_tools"]
+def minifw_observer() -> Any:
+    """An observer for your top-level minifw agents (``Agent(..., observers=[...])``): an
+    ``invoke_agent`` span per run and a ``chat`` span per model call, in the run's tree."""
+    from agent_sdk_minifw._tracing import SpanObserver
+
+    return SpanObserver()
+
+
+__all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_observer", "minifw_tool", "minifw_tools"]
 
 # The 0.1 names, kept for one release (they warn once).
 __getattr__ = lazy_exports(

@@ -13,13 +13,16 @@ from agent_sdk.integration import (
     ToolSpec,
     Usage,
 )
+from agent_sdk_minifw._tracing import SpanObserver
 from agent_sdk_minifw.framework import Agent
 
 
 def agent_spec(agent: Agent, settings: AgentToolSettings) -> ToolSpec:
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         prompt = request if isinstance(request, str) else json.dumps(request)
-        session = await agent.clone().run(prompt)  # history "fresh": nothing shared
+        # History "fresh": nothing shared. agent-sdk opens the child's invoke_agent span;
+        # the observer adds its model calls.
+        session = await agent.clone(observers=[SpanObserver(agent_spans=False)]).run(prompt)
         return AgentResponse(
             messages=[Message(m["role"], m["text"]) for m in session.messages],
             usage=Usage(model_calls=session.model_calls, input_chars=len(prompt)),

@@ -2,15 +2,19 @@
 
 A scripted model answers; the tool calls of one turn run concurrently; their results go
 back to the model until it answers with text only. Tools receive a ``ToolEvent`` (the
-framework's own event object) and return a ``ToolResult`` with an error flag.
+framework's own event object) and return a ``ToolResult`` with an error flag. An
+``Observer`` (minifw's extension point, as real frameworks have middleware or hooks) is
+told of every agent run and every model call; minifw has no tracing of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,19 +61,67 @@ class Session:
         return last["text"] if last and last["role"] == "assistant" else None
 
 
+@dataclass(frozen=True)
+class ModelCallReport:
+    """One call of minifw's scripted model, as observers see it."""
+
+    agent: str
+    model: str
+    start_ns: int
+    end_ns: int
+    finish_reason: str
+
+
+class Observer:
+    """Told of every agent run and model call (override what you need)."""
+
+    def agent_run(self, agent: Agent) -> AbstractContextManager[Any]:
+        return nullcontext()
+
+    def model_called(self, report: ModelCallReport) -> None:
+        pass
+
+
 class Agent:
-    def __init__(self, name: str, turns: Sequence[Turn], tools: Sequence[Tool] = ()) -> None:
+    model = "scripted"
+
+    def __init__(
+        self,
+        name: str,
+        turns: Sequence[Turn],
+        tools: Sequence[Tool] = (),
+        *,
+        observers: Sequence[Observer] = (),
+    ) -> None:
         self.name = name
         self.turns = list(turns)
         self.tools = {t.name: t for t in tools}
+        self.observers = list(observers)
 
-    def clone(self) -> Agent:
-        return Agent(self.name, self.turns, list(self.tools.values()))
+    def clone(self, *, observers: Sequence[Observer] | None = None) -> Agent:
+        return Agent(
+            self.name,
+            self.turns,
+            list(self.tools.values()),
+            observers=self.observers if observers is None else observers,
+        )
 
     async def run(self, prompt: str) -> Session:
         session = Session(id=f"mini-{uuid.uuid4().hex[:12]}")
         session.messages.append({"role": "user", "text": prompt})
+        scopes = [o.agent_run(self) for o in self.observers]
+        for scope in scopes:
+            scope.__enter__()
+        try:
+            await self._loop(session)
+        finally:
+            for scope in reversed(scopes):
+                scope.__exit__(None, None, None)
+        return session
+
+    async def _loop(self, session: Session) -> None:
         for turn in self.turns:
+            start = time.time_ns()
             if turn.delay:
                 await asyncio.sleep(turn.delay)
             session.model_calls += 1
@@ -77,10 +129,14 @@ class Agent:
             if text == ECHO:
                 text = "\n".join(m["text"] for m in session.messages if m["role"] != "system")
             session.messages.append({"role": "assistant", "text": text})
+            report = ModelCallReport(
+                self.name, self.model, start, time.time_ns(), "tool_calls" if turn.calls else "stop"
+            )
+            for observer in self.observers:
+                observer.model_called(report)
             if not turn.calls:
-                return session
+                return
             await asyncio.gather(*(self._call(session, c) for c in turn.calls))
-        return session
 
     async def _call(self, session: Session, call: Any) -> None:
         args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)

@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec
 from agent_sdk.scripted import Harness, RunResult, ScriptedAgent, Turn
-from agent_sdk_minifw import minifw_agent_tool, minifw_tool
+from agent_sdk_minifw import minifw_agent_tool, minifw_observer, minifw_tool
 from agent_sdk_minifw.framework import Agent
 
 
@@ -39,7 +39,8 @@ class MiniHarness(Harness):
         )
 
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
-        session = await Agent("orchestrator", turns, tools).run("start")
+        agent = Agent("orchestrator", turns, tools, observers=[minifw_observer()])
+        session = await agent.run("start")
         return RunResult(
             results=session.results,
             final_text=session.final_text,

@@ -1,9 +1,12 @@
-"""``chat {model}`` spans: one per model call, with tokens, finish reasons and duration.
+"""The GenAI spans a plugin emits for what its framework does not trace itself: the top
+agent's ``invoke_agent`` (``agent_span``) and one ``chat {model}`` span per model call, with
+tokens, finish reasons and duration.
 
 Plugins see every model call of the agents they run (they count them for the budget); where
 the framework has no correct model-call span of its own, they emit one here, either around
 the call (``model_call``) or afterwards from what the framework reported, with the call's
-own start and end times (``record_model_call``). Run id and path come from the context.
+own start and end times (``record_model_call``). Sub-agents run through ``agent_tool`` get
+their ``invoke_agent`` span from agent-sdk already. Run id and path come from the context.
 """
 
 from __future__ import annotations
@@ -64,6 +67,27 @@ def _finish(span: Span, call: ModelCall) -> None:
 
 
 @contextmanager
+def agent_span(name: str, *, provider: str) -> Iterator[Span]:
+    """An ``invoke_agent {name}`` span around a run of a top-level agent (one that is not a
+    sub-agent of agent-sdk's; those have theirs)."""
+
+    def attributes() -> dict[str, Any]:
+        ctx = current_context()
+        attrs: dict[str, Any] = {
+            sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_AGENT,
+            sc.GEN_AI_AGENT_NAME: name,
+            sc.GEN_AI_PROVIDER_NAME: provider,
+        }
+        if ctx is not None:
+            attrs.update(_spans.base_attributes(ctx, ctx.path))
+        return attrs
+
+    with _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes) as span:
+        yield span
+        _spans.mark_ok(span)
+
+
+@contextmanager
 def model_call(model: str, *, provider: str, server_url: str | None = None) -> Iterator[ModelCall]:
     """A ``chat {model}`` span around one model call. Set the yielded ``ModelCall``'s
     fields from the response; an exception marks the span with ``error.type``."""
@@ -111,4 +135,4 @@ def record_model_call(
     span.end(end_time=end_ns if end_ns is not None else time.time_ns())
 
 
-__all__ = ["ModelCall", "model_call", "record_model_call"]
+__all__ = ["ModelCall", "agent_span", "model_call", "record_model_call"]

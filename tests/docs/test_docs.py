@@ -1,6 +1,6 @@
-"""The docs cannot drift: the site builds strictly, every block marked runnable runs (and
-prints what the page says it prints), the Jaeger page's code exports to a real OTLP
-receiver, and the compose file is what the page describes."""
+"""The docs cannot drift: the site builds strictly, the Jaeger page's code exports to a real
+OTLP receiver, and the compose file is what the page describes. (Every Python block of the
+docs and READMEs runs or compiles: test_snippets.py.)"""
 
 import os
 import re
@@ -46,17 +46,9 @@ def run_python(code, tmp_path, env=None):
     )
 
 
-def test_there_are_runnable_blocks():
-    assert len(blocks("run")) >= 6 and len(blocks("jaeger")) == 1
-
-
-@pytest.mark.parametrize(("code", "output"), blocks("run"))
-def test_runnable_block(code, output, tmp_path):
-    out = run_python(code, tmp_path)
-    assert out.returncode == 0, out.stderr[-3000:]
-    if output is not None:
-        got = [line.rstrip() for line in out.stdout.strip().splitlines()]
-        assert got == [line.rstrip() for line in output.strip().splitlines()]
+def test_there_is_one_jaeger_block():
+    # Every other Python block of the docs and READMEs: tests/docs/test_snippets.py.
+    assert len(blocks("jaeger")) == 1
 
 
 @pytest.mark.parametrize(("code", "output"), blocks("jaeger"))

@@ -6,6 +6,11 @@ needs: a delay before a turn answers, and an echo turn. Each model call takes th
 everything else (text replies, several tool calls in one turn, errors going back to the
 model as a real provider would send them) is AG2's behaviour, not ours.
 
+Built with an ``agent_sdk.endpoint.Endpoint`` (``AG2Harness(endpoint)``), every agent runs
+on AG2's own OpenAI clients instead: ``OpenAIConfig`` (Chat Completions) or
+``OpenAIResponsesConfig`` (the Responses API) with the endpoint's base URL, model, key and
+streaming, and the scripted server's key in its system prompt (``Harness.system_prompt``).
+
 Usable outside pytest: ``agent-sdk demo`` loads ``AG2Harness`` through
 ``AG2Integration.harness`` (``"agent_sdk_ag2.testing:AG2Harness"``).
 """
@@ -14,10 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
+import httpx2
 from ag2 import Agent, MemoryStream
+from ag2.config import ModelConfig, OpenAIConfig, OpenAIResponsesConfig
+from ag2.config.openai import OpenAIClient, OpenAIResponsesClient
 from ag2.events import (
     ModelMessage,
     ModelRequest,
@@ -34,7 +44,10 @@ from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResu
 from agent_sdk_ag2 import ag2_agent_tool, ag2_tool
 from agent_sdk_ag2._agents import _part_text
 
-__all__ = ["AG2Harness", "ScriptedConfig", "seen_results"]
+if TYPE_CHECKING:
+    from agent_sdk.endpoint import Api, Endpoint
+
+__all__ = ["AG2Harness", "ScriptedConfig", "endpoint_config", "seen_results"]
 
 
 class ScriptedConfig(TestConfig):
@@ -112,9 +125,59 @@ def seen_results(events: Iterable[Any]) -> list[SeenResult]:
     return seen
 
 
-class AG2Harness(Harness):
-    """Drives a real AG2 ``Agent`` whose model is a ``ScriptedConfig``."""
+def endpoint_config(endpoint: Endpoint) -> ModelConfig:
+    """AG2's own OpenAI config for ``endpoint``: ``OpenAIConfig`` (Chat Completions; it asks
+    for usage on streams itself) or ``OpenAIResponsesConfig``.
 
+    AG2 builds a new OpenAI client on every ``ask`` (``config.create()``), and each one
+    loads the TLS trust store (~30 ms) even for ``http://``; these configs hand their
+    clients one shared httpx client per event loop instead (AG2's ``http_client``)."""
+    options: dict[str, Any] = {
+        "model": endpoint.model,
+        "api_key": endpoint.api_key,
+        "base_url": endpoint.base_url,
+        "streaming": endpoint.stream,
+    }
+    if endpoint.api == "responses":
+        return _SharedTransportResponsesConfig(**options)
+    return _SharedTransportConfig(**options)
+
+
+class _SharedTransportConfig(OpenAIConfig):
+    __slots__ = ()
+
+    def create(self) -> OpenAIClient:
+        return OpenAIConfig.create(replace(self, http_client=_loop_http_client()))
+
+
+class _SharedTransportResponsesConfig(OpenAIResponsesConfig):
+    __slots__ = ()
+
+    def create(self) -> OpenAIResponsesClient:
+        return OpenAIResponsesConfig.create(replace(self, http_client=_loop_http_client()))
+
+
+_http_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _loop_http_client() -> httpx2.AsyncClient:
+    """The running loop's httpx client. It keeps no idle connection, so nothing is left
+    open when the loop ends."""
+    loop = asyncio.get_running_loop()
+    client = _http_clients.get(loop)
+    if client is None:
+        limits = httpx2.Limits(max_keepalive_connections=0)
+        client = _http_clients[loop] = httpx2.AsyncClient(limits=limits)
+    return client
+
+
+class AG2Harness(Harness):
+    """Drives a real AG2 ``Agent`` whose model is a ``ScriptedConfig``, or with an endpoint
+    AG2's own OpenAI client (``endpoint_config``) over HTTP."""
+
+    apis: ClassVar[tuple[Api, ...]] = ("chat", "responses")
     integration = "ag2"
     parallel = True
     error_flag = True  # ToolErrorEvent
@@ -147,19 +210,34 @@ class AG2Harness(Harness):
         timeout: float | None = None,
         input_schema: Any = None,
     ) -> Any:
+        prompt, config = self._model(agent.name, agent.instructions, agent.turns)
         child = Agent(
             agent.name,
-            agent.description,
-            config=ScriptedConfig(agent.turns),
+            agent.description if prompt is None else prompt,
+            config=config,
             tools=list(agent.tools),
         )
         return ag2_agent_tool(
             child, return_mode=return_mode, timeout=timeout, input_schema=input_schema
         )
 
-    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
+    def _model(
+        self, name: str, instructions: str, turns: Sequence[Turn]
+    ) -> tuple[str | None, ModelConfig]:
+        """The system prompt (None: the harness's in-process default) and model config of
+        an agent the harness builds."""
+        if self.endpoint is None:
+            return None, ScriptedConfig(turns)
+        return self.system_prompt(name, instructions, turns), endpoint_config(self.endpoint)
+
+    async def run(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instructions: str | None = None
+    ) -> RunResult:
         stream = MemoryStream()
-        agent = Agent("orchestrator", config=ScriptedConfig(turns), tools=list(tools))
+        prompt, config = self._model("orchestrator", instructions or "", turns)
+        agent = Agent(
+            "orchestrator", () if prompt is None else prompt, config=config, tools=list(tools)
+        )
         reply = await agent.ask("start", stream=stream)
         events = await stream.history.get_events()
         results = seen_results(events)

@@ -15,6 +15,14 @@ AG2 behaviours this module is written around (ag2 1.2):
   a run. Budget exhaustion is returned as a ``ToolErrorEvent`` carrying the
   ``HierarchyLimitError``; an interrupter on the turn's ``ToolResultsEvent`` re-raises it
   before the model is called again, so ``ask()`` raises it.
+* AG2 replays a stored call's arguments on every later model call, and its Chat
+  Completions mapper re-parses them (``json.dumps(call.serialized_arguments)``,
+  ``ag2/config/openai/mappers.py``, ``_assistant_message``): arguments that are not JSON
+  make the next request raise ``JSONDecodeError`` out of ``ask()``, after our tool has
+  answered. An interrupter on the model's response (``keep_arguments_valid``) stores a call
+  to our tool whose arguments are not a JSON object with ``{}`` instead, before any
+  subscriber (history storage included) sees it, and hands the model's text to the tool
+  on the event: the model still gets our ``tool-args-invalid``, and the run goes on.
 * ``TelemetryMiddleware`` wraps every tool in an ``execute_tool`` span. For our tools the
   executor's ``execute_tool`` span is the tool span (it carries run id, path, depth and
   outcome), so we leave AG2's telemetry out of our tools' middleware chain: one span per
@@ -24,13 +32,20 @@ AG2 behaviours this module is written around (ag2 1.2):
 from __future__ import annotations
 
 import contextvars
+import json
 from collections.abc import Iterable, Sequence
 from contextlib import AsyncExitStack, ExitStack
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from ag2.events import ToolCallEvent, ToolErrorEvent, ToolResultEvent, ToolResultsEvent
+from ag2.events import (
+    ModelResponse,
+    ToolCallEvent,
+    ToolErrorEvent,
+    ToolResultEvent,
+    ToolResultsEvent,
+)
 from ag2.middleware import BaseMiddleware
 from ag2.tools import ToolResult
 from ag2.tools.types import FunctionTool
@@ -59,9 +74,57 @@ def bind_stream_call(call_id: str | None, context: Any) -> CallContext:
 
 def call_arguments(event: ToolCallEvent) -> Any:
     """The arguments to run: a dict a middleware set, else the model's raw JSON text (the
-    executor parses it strictly and reports anything that is not a JSON object)."""
+    executor parses it strictly and reports anything that is not a JSON object), also when
+    ``keep_arguments_valid`` stored ``{}`` in its place."""
     cached = getattr(event, "_serialized_arguments", None)
+    raw = getattr(event, _RAW, None)
+    if isinstance(raw, _RawArguments) and cached is raw.stored and not cached:
+        return raw.text  # no middleware set arguments since ``{}`` was stored
     return cached if cached is not None else event.arguments
+
+
+# -- arguments AG2 can replay --------------------------------------------------------------
+_RAW = "_agent_sdk_raw_arguments"  # AG2 serialises no "_" attribute of an event
+
+
+@dataclass(frozen=True)
+class _RawArguments:
+    """The model's text of a call whose stored arguments ``keep_arguments_valid`` replaced;
+    ``stored`` is the dict the stored call parses to (told apart from a middleware's)."""
+
+    text: str
+    stored: dict[str, Any]
+
+
+def keep_arguments_valid(name: str) -> Any:
+    """An AG2 stream interrupter on ``ModelResponse``: calls to tool ``name`` whose
+    arguments are not a JSON object get ``{}`` as their stored arguments (what AG2 replays
+    to the model and keeps in history); the model's text rides on the event for the tool."""
+
+    async def interrupter(event: ModelResponse) -> ModelResponse:
+        for call in event.tool_calls.calls if event.tool_calls else ():
+            if call.name != name or isinstance(getattr(call, _RAW, None), _RawArguments):
+                continue
+            if not _json_object(call.arguments):
+                stored: dict[str, Any] = {}
+                setattr(call, _RAW, _RawArguments(call.arguments, stored))
+                call.arguments = "{}"
+                call.serialized_arguments = stored
+        return event
+
+    return interrupter
+
+
+def _json_object(text: str) -> bool:
+    """``text`` is a JSON object (strict: no NaN or Infinity, which JSON cannot carry)."""
+    try:
+        return isinstance(json.loads(text, parse_constant=_no_constant), dict)
+    except (ValueError, TypeError, RecursionError):
+        return False
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 # -- the approval gate ---------------------------------------------------------------------
@@ -180,6 +243,11 @@ class AgentSDKTool(FunctionTool):
         # The executor's span is this tool's execute_tool span: AG2's telemetry would add a
         # second one for the same call.
         kept = [mw for mw in middleware if not _is_ag2_telemetry(mw)]
+        stack.enter_context(
+            context.stream.where(ModelResponse).sub_scope(
+                keep_arguments_valid(self.schema.function.name), interrupt=True
+            )
+        )
         super().register(stack, context, middleware=kept)
         stack.enter_context(
             context.stream.where(ToolResultsEvent).sub_scope(

@@ -36,7 +36,14 @@ from ._context import (
     new_conversation_id,
     use_conversation,
 )
-from ._runs import chain, display_scope, install_hooks, stop_check
+from ._runs import (
+    chain,
+    display_scope,
+    guard_arguments,
+    honour_cancellation,
+    install_hooks,
+    stop_check,
+)
 
 # The core's history modes on fast-agent 0.10's Agents-as-Tools settings (history_source,
 # history_merge_target); "child" is the template agent the clones are made from.
@@ -149,6 +156,7 @@ def agent_spec(
             base = list(template.message_history) if source is HistorySource.CHILD else []
             clone.load_message_history(base)
             meter = _Meter(clone)
+            guard_arguments(clone)
             install_hooks(
                 clone, ToolRunnerHooks(before_llm_call=chain(stop_check, meter.before_llm_call))
             )
@@ -168,10 +176,12 @@ def agent_spec(
                     parsed, response = await clone.structured_schema(
                         [Prompt.user(prompt)], output_model.model_json_schema()
                     )
+                    honour_cancellation(response)
                     if parsed is not None:
                         structured = output_model.model_validate(parsed)
                 else:
                     response = await clone.generate([Prompt.user(prompt)])
+                    honour_cancellation(response)
             if conv.control.stop is not None:
                 raise conv.control.stop
             turn = list(getattr(clone, "last_turn_messages", None) or []) or [

@@ -11,6 +11,7 @@ from typing import Any
 
 from fast_agent.agents.tool_result_channels import build_tool_result_message
 from fast_agent.agents.tool_runner import ToolRunnerHooks
+from fast_agent.types.llm_stop_reason import LlmStopReason
 from fast_agent.ui.display_suppression import suppress_interactive_display
 from mcp_types import CallToolResult
 
@@ -23,6 +24,7 @@ from agent_sdk.integration import (
 )
 
 from ._approval import ToolGate
+from ._arguments import invalid_arguments, sent_arguments, strict_arguments
 from ._context import (
     Conversation,
     RunControl,
@@ -86,6 +88,26 @@ def display_scope(display: bool) -> AbstractContextManager[Any]:
     return nullcontext() if display else suppress_interactive_display()
 
 
+def honour_cancellation(response: Any) -> None:
+    """Re-raise a cancellation fast-agent swallowed.
+
+    fast-agent's OpenAI providers catch ``asyncio.CancelledError`` during a model call
+    (``OpenAILLM._openai_completion_once``, ``ResponsesLLM``'s completion) and return an empty
+    assistant reply with stop reason ``cancelled``. The task was asked to stop, though: a
+    timeout (``asyncio.timeout``) or a cancelled run only ends when the CancelledError gets
+    out, so it is raised again here when the current task has a pending cancellation.
+    """
+    if isinstance(response, tuple):  # structured / structured_schema: (parsed, message)
+        response = response[-1] if response else None
+    task = asyncio.current_task()
+    if (
+        task is not None
+        and task.cancelling()
+        and getattr(response, "stop_reason", None) == LlmStopReason.CANCELLED
+    ):
+        raise asyncio.CancelledError()
+
+
 def _as_call_result(result: Any) -> CallToolResult:
     return CallToolResult(
         content=result.content,
@@ -121,6 +143,9 @@ def orchestrate(
       ``HierarchyLimitError`` leaves ``generate`` (fast-agent would turn it into a tool
       result and go on);
     - ``gate`` (``INTEGRATION.bind_approval(port)``) approves fast-agent's own tools;
+    - arguments are the model's own: where fast-agent's OpenAI providers would complete
+      truncated JSON or fail the turn on text that is not a JSON object, the call gets
+      ``tool-args-invalid`` and the turn goes on (see ``_arguments``);
     - fast-agent's console display stays off unless ``display=True``.
 
     Safe to call again (updates the options, adds more tools). Hooks are merged with the
@@ -160,6 +185,7 @@ def _wrap_runs(agent: Any, state: _AgentState) -> None:
 def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
     @functools.wraps(original)
     async def run(*args: Any, **kwargs: Any) -> Any:
+        strict_arguments(getattr(agent, "llm", None))  # the LLM may have been replaced
         conv = current_conversation()
         with ExitStack() as stack:
             if conv is None:
@@ -169,6 +195,7 @@ def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _Ag
             if current_run() is None and current_context() is None:
                 stack.enter_context(run_scope(conv.id, limits=state.limits, name=agent.name))
             result = await original(*args, **kwargs)
+            honour_cancellation(result)
             if conv.control.stop is not None:
                 raise conv.control.stop
             return result
@@ -176,32 +203,20 @@ def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _Ag
     return run
 
 
-def _wrap_run_tools(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
+Decide = Callable[[str, Any], Awaitable[CallToolResult | None]]
+"""Answers one call of a turn (tool_use_id, call params) before fast-agent runs it, or None."""
+
+
+def answering_run_tools(original: Callable[..., Awaitable[Any]], decide: Decide) -> Any:
+    """``original`` (an agent's ``run_tools``) with every call ``decide`` answers taken out of
+    the turn; the rest run as fast-agent runs them, results in the model's call order."""
+
     @functools.wraps(original)
     async def run_tools(request: Any, request_params: Any = None) -> Any:
         calls = dict(request.tool_calls or {})
         if not calls:
             return await original(request, request_params=request_params)
-        own: dict[str, ToolBinding] = {}
-        for tool_use_id, call in calls.items():
-            tool = getattr(agent, "_execution_tools", {}).get(call.params.name)
-            if isinstance(tool, AgentSDKTool):
-                own[tool_use_id] = tool.binding
-
-        async def decide(tool_use_id: str) -> CallToolResult | None:
-            params = calls[tool_use_id].params
-            if tool_use_id in own:
-                if isinstance(params.arguments, dict):
-                    return None  # the normal path: fast-agent calls the tool
-                # Non-object arguments never get through fast-agent's call_tool in one
-                # piece; answer them here so the model sees tool-args-invalid.
-                return _as_call_result(await own[tool_use_id].run(params.arguments, tool_use_id))
-            if state.gate is None:
-                return None
-            arguments = params.arguments if isinstance(params.arguments, dict) else {}
-            return await state.gate.check(params.name, arguments, tool_use_id)
-
-        decided = await asyncio.gather(*(decide(t) for t in calls))
+        decided = await asyncio.gather(*(decide(t, c.params) for t, c in calls.items()))
         answered = {t: r for t, r in zip(calls, decided, strict=True) if r is not None}
         if not answered:
             return await original(request, request_params=request_params)
@@ -217,3 +232,45 @@ def _wrap_run_tools(agent: Any, original: Callable[..., Awaitable[Any]], state: 
         return build_tool_result_message({t: results[t] for t in calls})
 
     return run_tools
+
+
+def own_binding(agent: Any, name: str) -> ToolBinding | None:
+    """The binding of ``agent``'s tool ``name`` if it is an agent-sdk tool."""
+    tool = getattr(agent, "_execution_tools", {}).get(name)
+    return tool.binding if isinstance(tool, AgentSDKTool) else None
+
+
+async def refuse_unparsed(agent: Any, tool_use_id: str, params: Any) -> CallToolResult | None:
+    """``tool-args-invalid`` for a call whose arguments were not a JSON object (agent-sdk
+    tools validate what the model sent; fast-agent's own tools are not run), else None."""
+    sent = sent_arguments(params.arguments)
+    if sent is None:
+        return None
+    binding = own_binding(agent, params.name)
+    if binding is not None:
+        return _as_call_result(await binding.run(sent, tool_use_id))
+    return invalid_arguments(params.name, sent, tool_use_id)
+
+
+def guard_arguments(agent: Any) -> None:
+    """Every tool call of ``agent`` gets the model's own arguments or ``tool-args-invalid``:
+    its LLM keeps raw text that is not a JSON object (``strict_arguments``) and its
+    ``run_tools`` answers such calls without running them."""
+    strict_arguments(getattr(agent, "llm", None))
+
+    async def decide(tool_use_id: str, params: Any) -> CallToolResult | None:
+        return await refuse_unparsed(agent, tool_use_id, params)
+
+    agent.run_tools = answering_run_tools(agent.run_tools, decide)
+
+
+def _wrap_run_tools(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
+    async def decide(tool_use_id: str, params: Any) -> CallToolResult | None:
+        refused = await refuse_unparsed(agent, tool_use_id, params)
+        if refused is not None:
+            return refused
+        if state.gate is None or own_binding(agent, params.name) is not None:
+            return None  # agent-sdk tools are approved by their own gate, when they run
+        return await state.gate.check(params.name, params.arguments or {}, tool_use_id)
+
+    return answering_run_tools(original, decide)

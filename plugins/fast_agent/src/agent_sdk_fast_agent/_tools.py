@@ -16,6 +16,7 @@ from agent_sdk.integration import (
     record_failure,
 )
 
+from ._arguments import sent_arguments
 from ._context import bind_tool_call, current_conversation
 
 
@@ -43,7 +44,12 @@ class ToolBinding:
 
     async def __call__(self, arguments: Any) -> ToolResult:
         invocation = get_local_tool_invocation_context()
-        return await self.run(arguments, invocation.tool_use_id if invocation else None)
+        # Raw text that was not a JSON object (kept by strict_arguments) is validated as
+        # the model sent it: tool-args-invalid, never a run on a repaired value.
+        sent = sent_arguments(arguments)
+        return await self.run(
+            arguments if sent is None else sent, invocation.tool_use_id if invocation else None
+        )
 
     async def run(self, arguments: Any, tool_use_id: str | None) -> ToolResult:
         """Run one call; ``arguments`` is whatever the model sent (validated here). The

@@ -3,7 +3,8 @@
 Everything runs through real fast-agent agents of a ``FastAgent`` app in library mode
 (``parse_cli_args=False, quiet=True, isolated=True``, retries off, no config file) whose
 model is :class:`ScriptedLLM`, registered in fast-agent's ``ModelFactory`` as
-``fast-agent.agent-sdk-scripted``. Works outside pytest too (``agent-sdk demo``).
+``fast-agent.agent-sdk-scripted``; or, with an ``Endpoint``, fast-agent's own OpenAI
+providers over HTTP (``use_endpoint``). Works outside pytest too (``agent-sdk demo``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from fast_agent import FastAgent
 from fast_agent.llm.internal.passthrough import PassthroughLLM
@@ -39,8 +40,12 @@ from . import fast_agent_agent_tool, fast_agent_tool
 from ._context import conversation
 from ._runs import orchestrate
 
+if TYPE_CHECKING:
+    from agent_sdk.endpoint import Api, Endpoint
+
 SCRIPTED_MODEL = "fast-agent.agent-sdk-scripted"
 ORCHESTRATOR = "orchestrator"
+_SCRIPTED_PROMPT = "You are a scripted test agent."
 
 _scripts: contextvars.ContextVar[Mapping[str, Sequence[Turn]] | None] = contextvars.ContextVar(
     "agent_sdk_fast_agent_scripts", default=None
@@ -143,10 +148,34 @@ def library_app(name: str) -> FastAgent:
     return fast
 
 
+def use_endpoint(fast: FastAgent, endpoint: Endpoint) -> str:
+    """Point ``fast``'s OpenAI providers at ``endpoint`` (settings of this app only, no
+    config file, nothing read from the environment) and return the model string its agents
+    use: ``generic.<model>`` (fast-agent's OpenAI-compatible Chat Completions provider) or
+    ``responses.<model>`` (its OpenAI Responses provider, over server-sent events).
+
+    fast-agent streams every model call on both (Chat Completions with
+    ``stream_options.include_usage``), whatever ``endpoint.stream`` says: it has no
+    non-streaming client.
+    """
+    from fast_agent.config import GenericSettings, OpenAISettings
+
+    settings = fast._settings
+    if endpoint.api == "responses":
+        # transport "sse": fast-agent would try a websocket first for OpenAI Responses.
+        settings.responses = OpenAISettings(
+            base_url=endpoint.base_url, api_key=endpoint.api_key, transport="sse"
+        )
+        return f"responses.{endpoint.model}"
+    settings.generic = GenericSettings(base_url=endpoint.base_url, api_key=endpoint.api_key)
+    return f"generic.{endpoint.model}"
+
+
 @dataclass
 class _Child:
     internal: str
     agent: ScriptedAgent
+    prompt: str
 
 
 class FastAgentHarness(Harness):
@@ -154,13 +183,15 @@ class FastAgentHarness(Harness):
     orchestrator and every child exported so far (agents exist only inside ``fast.run()``,
     so agent tools resolve their template lazily)."""
 
+    apis: ClassVar[tuple[Api, ...]] = ("chat", "responses")
     integration = "fast-agent"
     parallel = True
     error_flag = True
     text_with_calls = True
     schema_adjustments = ""
 
-    def __init__(self) -> None:
+    def __init__(self, endpoint: Endpoint | None = None) -> None:
+        super().__init__(endpoint)
         register_scripted_model()
         self._children: list[_Child] = []
         self._app: Any = None
@@ -187,7 +218,12 @@ class FastAgentHarness(Harness):
         while internal in taken:
             n += 1
             internal = f"{agent.name}_{n}"
-        self._children.append(_Child(internal, agent))
+        prompt = (
+            self.system_prompt(agent.name, agent.instructions, agent.turns)
+            if self.endpoint is not None
+            else _SCRIPTED_PROMPT
+        )
+        self._children.append(_Child(internal, agent, prompt))
         return fast_agent_agent_tool(
             lambda: self._app[internal],
             name=agent.name,
@@ -197,12 +233,17 @@ class FastAgentHarness(Harness):
             input_schema=input_schema,
         )
 
-    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
+    async def run(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instructions: str | None = None
+    ) -> RunResult:
         fast = library_app("agent-sdk-contract")
-        for name in [ORCHESTRATOR, *(c.internal for c in self._children)]:
-            fast.agent(
-                name=name, instruction="You are a scripted test agent.", model=SCRIPTED_MODEL
-            )(_declaration())
+        model, prompt = SCRIPTED_MODEL, _SCRIPTED_PROMPT
+        if self.endpoint is not None:
+            model = use_endpoint(fast, self.endpoint)
+            prompt = self.system_prompt(ORCHESTRATOR, instructions or "", turns)
+        prompts = {ORCHESTRATOR: prompt, **{c.internal: c.prompt for c in self._children}}
+        for name, instruction in prompts.items():
+            fast.agent(name=name, instruction=instruction, model=model)(_declaration())
         table = {
             ORCHESTRATOR: list(turns),
             **{c.internal: list(c.agent.turns) for c in self._children},
@@ -261,4 +302,5 @@ __all__ = [
     "ScriptedLLM",
     "library_app",
     "register_scripted_model",
+    "use_endpoint",
 ]

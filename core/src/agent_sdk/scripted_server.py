@@ -538,6 +538,9 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "agent-sdk-scripted"
+        # Headers and body are written separately: with Nagle's algorithm the body waits for
+        # the client's delayed ACK (~40 ms) on every request of a kept-alive connection.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # no printing
             pass

@@ -3,8 +3,9 @@
 ``autogen_tool(spec_or_function)`` exports a ToolSpec (or a plain function) as an AutoGen
 ``BaseTool`` whose calls all go through the agent-sdk executor; ``autogen_agent_tool(agent)``
 runs an agent or team as a tool, a child per call; ``autogen_run`` is a cancel-safe
-``run()``. Importing this package does not import AutoGen (the entry point loads it whenever
-plugins are listed); the functions import it on first use.
+``run()``; ``autogen_prepare`` gives an agent or team you run yourself what ``autogen_run``
+gives the agents it runs. Importing this package does not import AutoGen (the entry point
+loads it whenever plugins are listed); the functions import it on first use.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from agent_sdk.integration import (
 from agent_sdk_autogen._integration import INTEGRATION
 
 if TYPE_CHECKING:
+    from agent_sdk_autogen._agent_loop import autogen_prepare
     from agent_sdk_autogen._runs import AutogenToolError, autogen_run, collect_tool_errors
     from agent_sdk_autogen._tools import AutogenTool
 
@@ -129,6 +131,7 @@ __all__ = [
     "AutogenTool",
     "AutogenToolError",
     "autogen_agent_tool",
+    "autogen_prepare",
     "autogen_run",
     "autogen_team_tool",
     "autogen_tool",
@@ -140,6 +143,7 @@ __getattr__ = lazy_exports(
     __name__,
     {
         "AutogenToolError": "agent_sdk_autogen._runs",
+        "autogen_prepare": "agent_sdk_autogen._agent_loop",
         "autogen_run": "agent_sdk_autogen._runs",
         "collect_tool_errors": "agent_sdk_autogen._runs",
         "AutogenTool": "agent_sdk_autogen._tools",

@@ -43,6 +43,7 @@ from agent_sdk.integration import (
     ToolSpec,
     Usage,
 )
+from agent_sdk_autogen._agent_loop import adapt
 from agent_sdk_autogen._runs import run_linked
 
 Runner = ChatAgent | Team
@@ -252,6 +253,7 @@ def agent_spec(
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         text = _task_text(request)
         async with child() as runner:
+            adapt(runner)  # malformed arguments reach our tools; usage asked on streams
             if isinstance(runner, Team):
                 items = await run_linked(lambda token: _drive_team(runner, text, token))
             else:

@@ -49,6 +49,11 @@ class AutogenIntegration(Integration):
             "autogen_core.models:FunctionExecutionResult",
             "autogen_core.model_context:ChatCompletionContext.clear",
             "autogen_core.tools:BaseTool.run_json",
+            "autogen_core.tools:StaticWorkbench.call_tool",
+            # The class methods the agents this plugin runs override (_agent_loop).
+            f"{_AGENTCHAT}.agents:AssistantAgent._execute_tool_call",
+            f"{_AGENTCHAT}.agents:AssistantAgent._call_llm",
+            f"{_AGENTCHAT}.agents:AssistantAgent._reflect_on_tool_use_flow",
             f"{_AGENTCHAT}.agents:AssistantAgent.save_state",
             f"{_AGENTCHAT}.agents:AssistantAgent.load_state",
             f"{_AGENTCHAT}.base:ChatAgent.on_messages_stream",

@@ -212,8 +212,12 @@ async def autogen_run(
     budget: cancelling ``cancellation_token`` while a tool runs then raises CancelledError
     promptly (plain ``run()`` waits forever in AutoGen 0.7.5), cancelling the calling task
     stops the tool calls too, and budget exhaustion in a tool ends the run by raising
-    HierarchyLimitError.
+    HierarchyLimitError. The agent (or the team's agents) is first given this plugin's loop
+    (``autogen_prepare``): malformed arguments reach its tools, streamed calls ask for usage.
     """
+    from agent_sdk_autogen._agent_loop import adapt
+
+    adapt(runnable)
     return await run_linked(
         lambda token: runnable.run(
             task=task, cancellation_token=token, output_task_messages=output_task_messages

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from autogen_core import EVENT_LOGGER_NAME, CancellationToken
@@ -34,6 +34,33 @@ class _AnyArguments(BaseModel):
     executor (AutoGen itself never validates arguments against a hand-written schema)."""
 
     model_config = ConfigDict(extra="allow")
+
+
+class RawArguments(Mapping[str, Any]):
+    """Argument text AutoGen would not hand a tool as a JSON object (not JSON, or JSON that
+    is not an object), passed to an :class:`AutogenTool` as it is (see ``_agent_loop``).
+
+    A mapping (what a workbench passes on) with no items, true (the workbench replaces
+    false arguments with ``{}``), holding the model's ``text``.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return f"RawArguments({self.text!r})"
 
 
 class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
@@ -90,9 +117,16 @@ class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
         # Not calling BaseTool.run_json on purpose: it would open AutoGen's own
         # `execute_tool` span next to the executor's (one call, two spans).
         ctx = bind_tool_call(call_id, cancellation_token)
-        # AutoGen hands over whatever json.loads gave; anything but an object must be
-        # reported as such, not re-read as JSON text.
-        arguments: Any = dict(args) if isinstance(args, Mapping) else json.dumps(args)
+        # The model's text where AutoGen could not give an object (an agent this plugin
+        # runs, see _agent_loop); else whatever AutoGen's json.loads gave: anything but an
+        # object must be reported as such, not re-read as JSON text.
+        arguments: Any
+        if isinstance(args, RawArguments):
+            arguments = args.text
+        elif isinstance(args, Mapping):
+            arguments = dict(args)
+        else:
+            arguments = json.dumps(args)
         try:
             outcome = await self._executor.run_spec(self._spec, arguments, ctx, gate=self._gate)
         except HierarchyLimitError as exc:
@@ -138,4 +172,6 @@ class AutogenTool(BaseTool[_AnyArguments, BaseModel]):
 
 
 def _loggable(args: Any) -> dict[str, Any]:
+    if isinstance(args, RawArguments):
+        return {"arguments": args.text}
     return dict(args) if isinstance(args, Mapping) else {"arguments": args}

@@ -1,8 +1,14 @@
 """The contract-kit harness for AutoGen 0.7, and a scripted model client.
 
 Every run goes through a real ``AssistantAgent`` whose model is a
-``ReplayChatCompletionClient`` (AutoGen's own test client) playing the kit's turns. Works
-outside pytest (``agent-sdk demo`` loads :class:`AutogenHarness`).
+``ReplayChatCompletionClient`` (AutoGen's own test client) playing the kit's turns. Built with
+an ``agent_sdk.endpoint.Endpoint`` (``AutogenHarness(endpoint)``), every agent runs on
+AutoGen's own ``OpenAIChatCompletionClient`` instead (``endpoint_client``: the endpoint's
+base URL, model and key; streamed with ``model_client_stream=True``), with the scripted
+server's key in its system message (``Harness.system_prompt``). AutoGen 0.7 has no Responses
+API client for ``AssistantAgent`` (``autogen_ext.agents.openai.OpenAIAgent`` uses that API
+but runs no custom tools), so the harness drives Chat Completions only. Works outside pytest
+(``agent-sdk demo`` loads :class:`AutogenHarness`).
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.messages import TextMessage, ToolCallExecutionEvent
@@ -31,6 +37,11 @@ from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResu
 from agent_sdk_autogen import autogen_agent_tool, autogen_tool
 from agent_sdk_autogen._runs import autogen_run
 from agent_sdk_autogen._runs import conversation_id as _conversation_id
+
+if TYPE_CHECKING:
+    from autogen_ext.models.openai import OpenAIChatCompletionClient
+
+    from agent_sdk.endpoint import Api, Endpoint
 
 FUNCTION_CALLING = ModelInfo(
     vision=False,
@@ -140,6 +151,23 @@ def scripted_agent(
     )
 
 
+def endpoint_client(
+    endpoint: Endpoint, *, model_info: ModelInfo | None = None
+) -> OpenAIChatCompletionClient:
+    """AutoGen's own OpenAI client for ``endpoint`` (Chat Completions). Streaming is the
+    agent's choice (``AssistantAgent(model_client_stream=endpoint.stream)``); usage on
+    streams is asked for by the agents this plugin runs (``agent_sdk_autogen`` README).
+    (``autogen-ext[openai]``, a dependency of this plugin)."""
+    from autogen_ext.models.openai import OpenAIChatCompletionClient
+
+    return OpenAIChatCompletionClient(
+        model=endpoint.model,
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key,
+        model_info=model_info or FUNCTION_CALLING,
+    )
+
+
 class AutogenHarness(Harness):
     """Drives AutoGen 0.7 for the contract kit.
 
@@ -148,13 +176,14 @@ class AutogenHarness(Harness):
     exception: the harness asks the core for them (``tool_error(call_id)``).
     """
 
+    apis: ClassVar[tuple[Api, ...]] = ("chat",)
     integration = "autogen"
     parallel = True  # AssistantAgent gathers the calls of one turn
     error_flag = True  # FunctionExecutionResult.is_error
     text_with_calls = True  # CreateResult.thought -> ThoughtEvent
-    # AssistantAgent._execute_tool_call json.loads the arguments before any tool code runs
-    # and answers malformed JSON with its own "Error: Expecting value ..." (is_error=True).
-    raw_arguments = False
+    # AutoGen json.loads the arguments before any tool code runs; the agents this plugin
+    # runs hand the model's text to its tools where that fails (_agent_loop).
+    raw_arguments = True
     schema_adjustments = "none: AutoGen hands the tool's schema to the model client verbatim"
 
     def export_tool(
@@ -178,11 +207,17 @@ class AutogenHarness(Harness):
         timeout: float | None = None,
         input_schema: Any = None,
     ) -> Any:
+        prompt = self._prompt(agent.name, agent.instructions, agent.turns)
+
         def build() -> AssistantAgent:
             # A new model client per call: the kit's child plays its turns from the first
-            # one on every call.
-            return scripted_agent(
-                agent.name, agent.turns, tools=agent.tools, description=agent.description
+            # one on every call (over HTTP: a new agent, so a conversation of its own).
+            return self._agent(
+                agent.name,
+                agent.turns,
+                tools=agent.tools,
+                description=agent.description,
+                prompt=prompt,
             )
 
         return autogen_agent_tool(
@@ -194,8 +229,40 @@ class AutogenHarness(Harness):
             input_schema=input_schema,
         )
 
-    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
-        orchestrator = scripted_agent("orchestrator", turns, tools=tools)
+    def _prompt(self, name: str, instructions: str, turns: Sequence[Turn]) -> str | None:
+        """The system message of an agent over the endpoint (None in process)."""
+        if self.endpoint is None:
+            return None
+        return self.system_prompt(name, instructions, turns)
+
+    def _agent(
+        self,
+        name: str,
+        turns: Sequence[Turn],
+        *,
+        tools: Sequence[Any],
+        prompt: str | None,
+        description: str = "a scripted agent",
+    ) -> AssistantAgent:
+        if self.endpoint is None or prompt is None:
+            return scripted_agent(name, turns, tools=tools, description=description)
+        return AssistantAgent(
+            name,
+            endpoint_client(self.endpoint),
+            tools=list(tools) or None,
+            description=description,
+            system_message=prompt,
+            model_client_stream=self.endpoint.stream,
+            # The scripted server plays exactly the turns; a real model may take more rounds
+            # (the loop ends when it answers with text).
+            max_tool_iterations=max(1 if self.endpoint.server else 10, len(turns)),
+        )
+
+    async def run(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instructions: str | None = None
+    ) -> RunResult:
+        prompt = self._prompt("orchestrator", instructions or "", turns)
+        orchestrator = self._agent("orchestrator", turns, tools=tools, prompt=prompt)
         token = CancellationToken()
         result = await autogen_run(orchestrator, task="start", cancellation_token=token)
         seen: list[SeenResult] = []
@@ -219,4 +286,10 @@ class AutogenHarness(Harness):
         )
 
 
-__all__ = ["FUNCTION_CALLING", "AutogenHarness", "ScriptedChatCompletionClient", "scripted_agent"]
+__all__ = [
+    "FUNCTION_CALLING",
+    "AutogenHarness",
+    "ScriptedChatCompletionClient",
+    "endpoint_client",
+    "scripted_agent",
+]

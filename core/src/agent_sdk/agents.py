@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
+from agent_sdk._compat import wait_for
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import AgentResponse, ReturnMode, Usage
@@ -287,7 +288,7 @@ async def _invoke_child(
                 # parent gets an explicit error instead of a hang or a stray CancelledError.
                 task = asyncio.ensure_future(invoke(request, child))
                 try:
-                    response = await asyncio.wait_for(task, wait)
+                    response = await wait_for(task, wait)
                 except TimeoutError:
                     if not task.done() or task.cancelled():
                         raise ToolError(
@@ -354,7 +355,7 @@ async def fan_out(
             if timeout is None:
                 results[name] = await factory()
             else:
-                results[name] = await asyncio.wait_for(factory(), timeout)
+                results[name] = await wait_for(factory(), timeout)
         except TimeoutError:
             timed_out.append(name)
         except Exception as exc:

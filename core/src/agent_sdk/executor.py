@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from pydantic import BaseModel
 
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
+from agent_sdk._compat import wait_for
 from agent_sdk.approval.gate import (
     ApprovalGate,
     ask_port,
@@ -183,7 +183,7 @@ class Executor:
             if spec.timeout is None:
                 return await call
             try:
-                return await asyncio.wait_for(call, spec.timeout)
+                return await wait_for(call, spec.timeout)
             except TimeoutError:
                 if time.monotonic() - started < spec.timeout:
                     raise  # the handler's own TimeoutError, not ours

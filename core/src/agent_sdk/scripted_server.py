@@ -100,7 +100,7 @@ class ScriptedServer:
             self._httpd.daemon_threads = True
             self._thread = threading.Thread(
                 target=self._httpd.serve_forever,
-                kwargs={"poll_interval": 0.05},
+                kwargs={"poll_interval": 0.01},
                 name="agent-sdk-scripted-server",
                 daemon=True,
             )

@@ -347,6 +347,25 @@ def test_a_client_that_goes_away_leaves_the_server_serving(server) -> None:
     assert threading.active_count() < 50
 
 
+def test_closing_ends_answers_still_waiting_out_a_delay() -> None:
+    """A client that gave up on a slow turn (a timeout test) leaves a thread sleeping out the
+    delay; closing the server wakes it, so no thread outlives the server by 30 s."""
+    import httpx
+
+    with ScriptedServer() as server:
+        key = server.script([Turn.say("late", delay=30)])
+        body = {"model": "m", "messages": [{"role": "system", "content": key}]}
+        body["messages"].append({"role": "user", "content": "x"})
+        before = set(threading.enumerate())
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(f"{server.url}/chat/completions", json=body, timeout=0.05)
+        waiting = [t for t in set(threading.enumerate()) - before if t.is_alive()]
+        assert waiting, "the answer is waiting out its delay"
+    for thread in waiting:
+        thread.join(5)
+    assert not any(t.is_alive() for t in waiting), "a delayed answer outlived the server"
+
+
 def test_endpoint_checks_its_settings_and_hides_the_key(monkeypatch) -> None:
     with pytest.raises(ConfigurationError, match="http"):
         Endpoint("localhost:11434", "llama3")

@@ -89,6 +89,7 @@ class ScriptedServer:
         self._address = (host, port)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._closing = threading.Event()  # wakes answers waiting out a turn's delay
         for key, turns in (scripts or {}).items():
             self.script(turns, key=key)
 
@@ -96,6 +97,7 @@ class ScriptedServer:
 
     def start(self) -> ScriptedServer:
         if self._httpd is None:
+            self._closing.clear()
             self._httpd = ThreadingHTTPServer(self._address, _handler(self))
             self._httpd.daemon_threads = True
             self._thread = threading.Thread(
@@ -109,6 +111,7 @@ class ScriptedServer:
 
     def close(self) -> None:
         if self._httpd is not None:
+            self._closing.set()
             self._httpd.shutdown()
             self._httpd.server_close()
             self._httpd = None
@@ -579,8 +582,11 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             if turn is None:
                 self._json(status, answer)
                 return
-            if turn.delay:
-                time.sleep(turn.delay)
+            if turn.delay and server._closing.wait(turn.delay):
+                # Closed while waiting (its client has usually given up, e.g. a timeout
+                # test): no answer, and the thread ends now rather than after the delay.
+                self.close_connection = True
+                return
             responses = path.endswith("/responses")
             try:
                 if body.get("stream"):

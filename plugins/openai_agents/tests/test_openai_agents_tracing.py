@@ -197,3 +197,88 @@ def test_a_resumed_run_gets_a_fresh_root(spans: Any, tmp_path: Any) -> None:
         s for s in finished if s.name == "execute_tool add" and s.attributes.get(sc.OUTCOME) == "ok"
     ]
     assert "invoke_workflow review (resumed)" in ancestors(tool_span, by_id)
+
+
+def run_ids_and_paths(spans: Any, run: Any) -> tuple[list[Any], dict[str, set[tuple[Any, ...]]]]:
+    """The run's spans, and per span name the (run id, path, depth) they carry."""
+    finished = spans.get_finished_spans()
+    seen: dict[str, set[tuple[Any, ...]]] = {}
+    for s in finished:
+        attrs = s.attributes or {}
+        seen.setdefault(s.name, set()).add(
+            (attrs.get(sc.RUN_ID), attrs.get(sc.PATH), attrs.get(sc.DEPTH))
+        )
+    return finished, seen
+
+
+def test_every_bridged_span_carries_the_run_id_and_path(spans: Any) -> None:
+    """Filtering by run id keeps the top agent, its turns and its model calls (the bridge
+    used to leave the SDK's spans without agent_sdk.run_id / agent_sdk.path)."""
+    bridge = instrument()
+    try:
+        parent, _ = hierarchy()
+
+        async def main() -> None:
+            async with run_scope("run-1", name="review"):
+                await Runner.run(parent, "go", run_config=RC)
+
+        asyncio.run(main())
+    finally:
+        bridge.uninstrument()
+    finished, seen = run_ids_and_paths(spans, "run-1")
+    assert all((s.attributes or {}).get(sc.RUN_ID) == "run-1" for s in finished), [
+        s.name for s in finished if (s.attributes or {}).get(sc.RUN_ID) != "run-1"
+    ]
+    [scope] = [s for s in finished if s.parent is None]
+    root_path = scope.attributes[sc.PATH]  # how agent-sdk names the top of a run
+    top = {("run-1", root_path, 0)}
+    assert seen["invoke_agent boss"] == top
+    assert seen["chat boss-model"] == top and seen["turn 1"] >= top
+    assert seen["invoke_workflow review"] == top
+    assert seen["chat child-model"] == {("run-1", "analyst", 1)}
+    assert ("run-1", "analyst", 1) in seen["turn 1"]
+
+
+def test_without_a_run_scope_bridged_spans_carry_the_sdk_trace_id(spans: Any) -> None:
+    """The run id our tool calls bind (the SDK trace id) is the one on the SDK's spans."""
+    bridge = instrument()
+    try:
+        parent, _ = hierarchy()
+        asyncio.run(Runner.run(parent, "go", run_config=RC))
+    finally:
+        bridge.uninstrument()
+    finished, seen = run_ids_and_paths(spans, None)
+    [ours] = [s for s in finished if s.name == "execute_tool add"]
+    run_id = ours.attributes[sc.RUN_ID]
+    assert run_id.startswith("trace_")
+    assert {s.attributes.get(sc.RUN_ID) for s in finished} == {run_id}
+    assert {p for _, p, _ in seen["chat child-model"]} == {"analyst"}
+    [(_, top_path, depth)] = seen["invoke_agent boss"]
+    assert depth == 0 and seen["chat boss-model"] == {(run_id, top_path, 0)}
+
+
+def test_a_native_function_span_is_pathed_like_our_tool_spans(spans: Any) -> None:
+    from agents import function_tool
+
+    @function_tool
+    def shout(text: str) -> str:
+        """Shout."""
+        return text.upper()
+
+    bridge = instrument()
+    try:
+        agent = Agent(
+            name="a",
+            model=ScriptedModel([Turn.call(ToolCall("shout", {"text": "hi"})), Turn.say("ok")]),
+            tools=[shout],
+        )
+
+        async def main() -> None:
+            async with run_scope("run-2"):
+                await Runner.run(agent, "go", run_config=RC)
+
+        asyncio.run(main())
+    finally:
+        bridge.uninstrument()
+    _, seen = run_ids_and_paths(spans, "run-2")
+    assert seen["execute_tool shout"] == {("run-2", "shout", 0)}

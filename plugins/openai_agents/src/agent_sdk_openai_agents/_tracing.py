@@ -15,6 +15,11 @@ OpenTelemetry, in the same tree as agent-sdk's spans:
   ``openai_agents_agent_tool`` (agent-sdk's ``invoke_agent`` span takes its place).
   Children of a dropped span attach to the span that replaced it.
 
+Every bridged span carries the run id, path and depth of the code that started it
+(``agent_sdk.run_id``, ``agent_sdk.path``, ``agent_sdk.depth``, named as ``bind_call`` names
+a tool call's: the ``run_scope``'s id, else the calling tool's, else the SDK trace id), so
+filtering a trace by run id keeps the top agent, its turns and its model calls.
+
 OTel span ids are fresh (the SDK's ids are kept as ``openai_agents.span_id`` /
 ``openai_agents.trace_id`` attributes). Spans of a resumed run, whose trace already ended
 (the SDK re-attaches the old trace without a new start event), get a fresh
@@ -40,7 +45,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace as otel_trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from agent_sdk.integration import get_tracer
+from agent_sdk.integration import current_context, current_run, get_tracer
 from agent_sdk.integration import semconv as sc
 
 PROVIDER_NAME = "openai"
@@ -58,6 +63,29 @@ def _ns(iso: str | None) -> int | None:
         return int(datetime.fromisoformat(iso).timestamp() * 1_000_000_000)
     except ValueError:
         return None
+
+
+def _path_text(path: tuple[str, ...]) -> str:
+    return "/".join(path) or sc.ROOT_PATH
+
+
+def _run_attributes(trace_id: str, tool: str | None = None) -> dict[str, Any]:
+    """Run id, path and depth for a span the SDK starts now, named as ``bind_call`` names
+    a tool call made here (a function span's path ends with its tool, as ours do)."""
+    ctx = current_context()
+    run = current_run()
+    if run is not None:
+        run_id = run.run_id
+    elif ctx is not None:
+        run_id = ctx.run_id
+    else:
+        run_id = trace_id  # the SDK's id of the run, as our tools bind it
+    path = ctx.path if ctx is not None else ()
+    return {
+        sc.RUN_ID: run_id,
+        sc.PATH: _path_text((*path, tool) if tool else path),
+        sc.DEPTH: len(path),
+    }
 
 
 @dataclass
@@ -140,6 +168,7 @@ class OpenTelemetryBridge(TracingProcessor):
                 sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_WORKFLOW,
                 sc.GEN_AI_WORKFLOW_NAME: trace.name,
                 ATTR_SDK_TRACE_ID: trace.trace_id,
+                **_run_attributes(trace.trace_id),
             }
             group = getattr(trace, "group_id", None)
             if group:
@@ -173,6 +202,7 @@ class OpenTelemetryBridge(TracingProcessor):
                     sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_WORKFLOW,
                     ATTR_SDK_TRACE_ID: span.trace_id,
                     "openai_agents.resumed": True,
+                    **_run_attributes(span.trace_id),
                 },
             )
             root = _Root(otel, base, synthetic=True)
@@ -219,6 +249,10 @@ class OpenTelemetryBridge(TracingProcessor):
             parent_record = self._records.get(span.parent_id or "")
             parent_current = parent_record.current if parent_record is not None else root.base
             record = _Record(span, span.trace_id, None, current)
+            kind = span.span_data.type
+            # Read now, in the context of the code starting the span (it may end elsewhere).
+            tool = getattr(span.span_data, "name", None) if kind == "function" else None
+            record.attributes.update(_run_attributes(span.trace_id, tool))
             if (
                 current.get_span_context().is_valid
                 and not self._is_ours(current)
@@ -227,7 +261,6 @@ class OpenTelemetryBridge(TracingProcessor):
                 # Something opened an OTel span between the SDK parent and this span (an
                 # agent-sdk execute_tool / invoke_agent): nest under it, not the SDK parent.
                 record.parent = current
-            kind = span.span_data.type
             if kind == "task":
                 record.dropped = True
             elif kind == "agent":

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from typing import Any
+import json
+from datetime import date
+from typing import Any, Literal
 
 import pytest
-from agents import Agent, RunConfig, Runner
-from pydantic import BaseModel
+from agents import Agent, RunConfig, Runner, function_tool
+from pydantic import BaseModel, Field
 
 from agent_sdk import ConfigurationError, Executor, ToolSpec
+from agent_sdk.openai_rules import AZURE_STRICT_ONLY, RequestError, check_chat, check_responses
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk_openai_agents import openai_agents_tool
+from agent_sdk_openai_agents._schema import STRICT_UNPORTABLE
 from agent_sdk_openai_agents.testing import ScriptedModel
 
 
@@ -137,3 +141,112 @@ def test_strict_false_keeps_the_neutral_schema() -> None:
     )
     tool = openai_agents_tool(spec, strict=False, executor=Executor())
     assert tool.strict_json_schema is False and tool.params_json_schema == spec.json_schema()
+
+
+# -- Azure OpenAI's strict-schema rules (the scripted server applies them) -----------------
+
+
+class Where(BaseModel):
+    lat: float = Field(ge=-90, le=90)
+    lon: float = Field(ge=-180, le=180)
+
+
+class Forecast(BaseModel):
+    city: str = Field(min_length=2, max_length=40, pattern=r"^[A-Z]", description="City name")
+    days: int = Field(3, ge=1, le=14, description="How many days")
+    start: date | None = None
+    tags: list[str] = Field(default_factory=list, max_length=3)
+    units: Literal["c", "f"] = "c"
+    where: Where
+
+
+def forecast_spec() -> ToolSpec:
+    return ToolSpec(
+        name="forecast", description="Forecast.", handler=lambda **kw: "ok", input_model=Forecast
+    )
+
+
+def chat_body(tool: Any) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.params_json_schema,
+                    "strict": tool.strict_json_schema,
+                },
+            }
+        ],
+    }
+
+
+def responses_body(tool: Any) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "input": "hi",
+        "tools": [
+            {
+                "type": "function",
+                "name": tool.name,
+                "parameters": tool.params_json_schema,
+                "strict": tool.strict_json_schema,
+            }
+        ],
+    }
+
+
+def test_the_sdks_own_strict_schemas_are_refused_by_azure() -> None:
+    """The trap: a default (or a constraint) in a strict schema, as the SDK exports it."""
+
+    @function_tool
+    def forecast(city: str, days: int = 3) -> str:
+        """Forecast."""
+        return city
+
+    assert forecast.strict_json_schema is True
+    assert forecast.params_json_schema["properties"]["days"]["default"] == 3
+    with pytest.raises(RequestError, match="'default' is not permitted"):
+        check_chat(chat_body(forecast), "azure")
+    check_chat(chat_body(forecast), "openai")  # api.openai.com takes it
+
+
+def test_our_strict_schemas_pass_azures_rules() -> None:
+    tool = openai_agents_tool(forecast_spec(), executor=Executor())
+    assert tool.strict_json_schema is True
+    check_chat(chat_body(tool), "azure")
+    check_responses(responses_body(tool), "azure")
+    text = json.dumps(tool.params_json_schema)
+    assert not any(f'"{k}":' in text for k in AZURE_STRICT_ONLY), text
+    # The model still reads what was dropped, in the description.
+    props = tool.params_json_schema["properties"]
+    assert props["days"]["description"].startswith("How many days (")
+    assert "default: 3" in props["days"]["description"]
+    assert "maximum: 14" in props["days"]["description"]
+    assert "pattern" in props["city"]["description"]
+    assert set(STRICT_UNPORTABLE) >= AZURE_STRICT_ONLY
+
+
+def test_enum_values_and_property_names_that_look_like_keywords_are_kept() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "default": {"type": "string", "enum": ["pattern", "format"]},
+            "filter": {
+                "type": "object",
+                "properties": {"minimum": {"type": "integer", "minimum": 0}},
+                "required": ["minimum"],
+            },
+        },
+        "required": ["default", "filter"],
+    }
+    spec = ToolSpec(name="t", description="d", handler=lambda **kw: "ok", input_schema=schema)
+    params = openai_agents_tool(spec).params_json_schema
+    assert list(params["properties"]) == ["default", "filter"]
+    assert params["properties"]["default"]["enum"] == ["pattern", "format"]
+    inner = params["properties"]["filter"]["properties"]["minimum"]
+    assert inner == {"type": "integer", "description": "(minimum: 0)"}
+    check_chat(chat_body(openai_agents_tool(spec)), "azure")

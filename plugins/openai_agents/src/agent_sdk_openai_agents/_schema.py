@@ -6,6 +6,13 @@ becomes required-but-nullable, and a ``null`` the model sends for it is removed 
 before validation (so the spec's default applies). Schemas that cannot be expressed that
 way (open objects, free-form dicts, a non-object root, recursion) are exported as they are
 with ``strict_json_schema=False``.
+
+A strict schema is also made acceptable to Azure OpenAI, which refuses ``default`` and value
+constraints (``minimum``, ``pattern``, ``format``, ``minItems``, ...) in strict schemas with a
+400 that api.openai.com does not give: those keywords are dropped from the advertised schema
+and named in the property's description instead. Nothing is lost: the executor validates
+the arguments against the spec's full schema, and a null for an optional field still gets
+its default.
 """
 
 from __future__ import annotations
@@ -100,7 +107,67 @@ def export_schema(schema: Mapping[str, Any], *, strict: bool | None = None) -> E
         if strict:
             raise NotStrict(str(exc)) from exc
         return ExportedSchema(neutral, False)
-    return ExportedSchema(params, True, optionals)
+    return ExportedSchema(_portable(params), True, optionals)
+
+
+STRICT_UNPORTABLE = (
+    "default",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "minProperties",
+    "maxProperties",
+    "patternProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+)
+"""Keywords Azure OpenAI refuses in a strict schema ("'default' is not permitted");
+api.openai.com accepts them. Dropped from strict schemas, named in the description."""
+
+_UNPORTABLE = frozenset(STRICT_UNPORTABLE)
+# Keywords whose value is a schema, a list of schemas, or a map of names to schemas: the
+# walk goes into these only (an enum value or a property *named* "default" is left alone).
+_SUBSCHEMA = frozenset(["items", "additionalProperties", "not", "if", "then", "else"])
+_SUBSCHEMA_LIST = frozenset(["anyOf", "oneOf", "allOf", "prefixItems"])
+_SUBSCHEMA_MAP = frozenset(["properties", "$defs", "definitions", "dependentSchemas"])
+
+
+def _portable(node: Any) -> Any:
+    """``node`` (a strict schema) without the keywords in ``STRICT_UNPORTABLE``; what was
+    dropped is appended to the description, so the model still reads it."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, value in node.items():
+        if key in _UNPORTABLE:
+            dropped.append(f"{key}: {json.dumps(value, ensure_ascii=False, default=str)}")
+        elif key in _SUBSCHEMA:
+            out[key] = _portable(value)
+        elif key in _SUBSCHEMA_LIST and isinstance(value, list):
+            out[key] = [_portable(v) for v in value]
+        elif key in _SUBSCHEMA_MAP and isinstance(value, dict):
+            out[key] = {name: _portable(v) for name, v in value.items()}
+        else:
+            out[key] = value
+    if dropped:
+        note = f"({'; '.join(dropped)})"
+        description = out.get("description")
+        out["description"] = f"{description} {note}" if description else note
+    return out
 
 
 _COMPOSITE = ("anyOf", "oneOf", "allOf")

@@ -10,7 +10,7 @@ package does not import the SDK; the functions import it on first use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -19,7 +19,7 @@ from agent_sdk.integration import ApprovalPort, Executor, Registry, ToolSpec, la
 from agent_sdk_openai_agents._integration import INTEGRATION
 
 if TYPE_CHECKING:
-    from agents import Agent, FunctionTool, RunConfig
+    from agents import Agent, AgentToolStreamEvent, FunctionTool, RunConfig
 
     from agent_sdk.integration import ReturnMode
     from agent_sdk_openai_agents._approval import NativeApproval
@@ -69,10 +69,12 @@ def openai_agents_agent_tool(
     input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
     max_turns: int | None = None,
     run_config: RunConfig | None = None,
+    on_stream: Callable[[AgentToolStreamEvent], Any] | None = None,
 ) -> FunctionTool:
     """``agent`` as a tool, replacing ``Agent.as_tool`` for hierarchies: a fresh clone per
     call on its own conversation, under the run's guards; approvals the child waits on
-    surface in the parent run's interruptions."""
+    surface in the parent run's interruptions. ``on_stream`` (as in ``Agent.as_tool``)
+    streams the child run (``Runner.run_streamed``) and is called with each event."""
     return INTEGRATION.agent_tool(  # type: ignore[no-any-return]
         agent,
         name=name,
@@ -84,6 +86,7 @@ def openai_agents_agent_tool(
         input_schema=input_schema,
         max_turns=max_turns,
         run_config=run_config,
+        on_stream=on_stream,
     )
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 import json
+import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
-from agents import Agent, RunConfig, Runner
+from agents import Agent, AgentToolStreamEvent, ModelSettings, RunConfig, Runner
 from agents.agent_tool_state import (
     get_agent_tool_resume_state,
     get_agent_tool_state_scope,
@@ -32,6 +35,12 @@ from agent_sdk.integration import (
 from agent_sdk_openai_agents._tools import current_tool_context, mark_agent_spec, pending_error
 
 _APPROVAL_ID = re.compile(r"\bapr_[0-9a-f]+\b")
+
+log = logging.getLogger("agent_sdk_openai_agents")
+
+OnStream = Callable[[AgentToolStreamEvent], Any]
+"""``on_stream``: called (and awaited if it returns an awaitable) with every event of a
+streamed child run, as ``Agent.as_tool(on_stream=...)`` is."""
 
 
 def _text(value: Any) -> str:
@@ -136,16 +145,74 @@ def _usage_of(result: Any, before: Any = None) -> Usage:
     return Usage(input_tokens=tokens_in, output_tokens=tokens_out, model_calls=calls)
 
 
+def fresh_child(agent: Agent[Any]) -> Agent[Any]:
+    """A clone of ``agent`` for one call, asking for token usage on streamed Chat Completions.
+
+    The SDK sends ``stream_options: {"include_usage": true}`` only to api.openai.com unless
+    ``ModelSettings.include_usage`` is set (agents/models/chatcmpl_helpers.py,
+    ``get_stream_options_param``): against Azure OpenAI, Ollama or vLLM a streamed child
+    would report no tokens. An explicit setting (False included) is kept.
+    """
+    settings = agent.model_settings
+    if settings.include_usage is None:
+        settings = settings.resolve(ModelSettings(include_usage=True))
+    return agent.clone(model_settings=settings)
+
+
+async def _run_child(
+    agent: Agent[Any],
+    input: Any,
+    *,
+    context: Any,
+    run_config: RunConfig,
+    max_turns: int,
+    on_stream: OnStream | None,
+    tool_call: Any,
+) -> Any:
+    """``Runner.run``, or with ``on_stream`` ``Runner.run_streamed`` with every event handed
+    to it (the child's model calls then stream)."""
+    if on_stream is None:
+        return await Runner.run(
+            agent, input, context=context, run_config=run_config, max_turns=max_turns
+        )
+    streamed = Runner.run_streamed(
+        agent, input, context=context, run_config=run_config, max_turns=max_turns
+    )
+    try:
+        async for event in streamed.stream_events():
+            payload = AgentToolStreamEvent(
+                event=event, agent=streamed.current_agent, tool_call=tool_call
+            )
+            try:
+                maybe = on_stream(payload)
+                if inspect.isawaitable(maybe):
+                    await maybe
+            except Exception:  # as Agent.as_tool: a failing callback does not end the run
+                log.exception("on_stream callback of agent tool %r failed", agent.name)
+    except BaseException:
+        # Cancelled (or failed): stop the child's run loop and wait until it has stopped, so
+        # no tool of the child is left running after the call ended.
+        streamed.cancel()
+        task = streamed.run_loop_task
+        if task is not None and not task.done():
+            await asyncio.wait((task,))
+        raise
+    return streamed
+
+
 def agent_spec(
     agent: Agent[Any],
     settings: AgentToolSettings,
     *,
     max_turns: int | None,
     run_config: RunConfig | None,
+    on_stream: OnStream | None,
     provider: str,
 ) -> ToolSpec:
     """The spec running ``agent`` as a sub-agent: a fresh clone per call, or the paused
-    child's own RunState when the host resumes it (``INTEGRATION.agent_spec``)."""
+    child's own RunState when the host resumes it (``INTEGRATION.agent_spec``). The clone
+    asks for usage on streamed Chat Completions (``fresh_child``); with
+    ``on_stream`` the child run is streamed."""
 
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         parent = current_tool_context.get()
@@ -174,8 +241,14 @@ def agent_spec(
         if resume is not None:
             before = dataclasses.replace(resume._context.usage) if resume._context else None
             # The restored state holds a copy of the app context: run with the live one.
-            result = await Runner.run(
-                agent, resume, context=app_context, run_config=config, max_turns=_turns(max_turns)
+            result = await _run_child(
+                agent,
+                resume,
+                context=app_context,
+                run_config=config,
+                max_turns=_turns(max_turns),
+                on_stream=on_stream,
+                tool_call=tool_call,
             )
             prompt = None
         else:
@@ -183,9 +256,15 @@ def agent_spec(
             prompt = (
                 request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
             )
-            child = agent.clone()  # a fresh child per call: parallel calls share nothing
-            result = await Runner.run(
-                child, prompt, context=app_context, run_config=config, max_turns=_turns(max_turns)
+            child = fresh_child(agent)  # a fresh child per call: parallel calls share nothing
+            result = await _run_child(
+                child,
+                prompt,
+                context=app_context,
+                run_config=config,
+                max_turns=_turns(max_turns),
+                on_stream=on_stream,
+                tool_call=tool_call,
             )
         if result.interruptions and tool_call is not None:
             # Child approvals surface in the parent's interruptions (the SDK's nested-run

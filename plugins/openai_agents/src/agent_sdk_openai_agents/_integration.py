@@ -26,8 +26,8 @@ from agent_sdk.integration import (
 
 class OpenAIAgentsIntegration(Integration):
     """Specs as ``agents.FunctionTool``s (option ``strict=``), agents as tools (options
-    ``max_turns=``, ``run_config=``), contexts from a ``ToolContext``, and native approvals
-    as the SDK's ``needs_approval`` policy."""
+    ``max_turns=``, ``run_config=``, ``on_stream=``), contexts from a ``ToolContext``, and
+    native approvals as the SDK's ``needs_approval`` policy."""
 
     name = "openai-agents"
     distribution = "agent-sdk-openai-agents"
@@ -36,6 +36,8 @@ class OpenAIAgentsIntegration(Integration):
         ">=0.24,<0.25",
         symbols=(
             "agents:Agent.clone",
+            "agents:Agent.model_settings",
+            "agents:AgentToolStreamEvent",
             "agents:Agent.handoff_description",
             "agents:FunctionTool.needs_approval",
             "agents:FunctionTool.custom_data_extractor",
@@ -43,7 +45,10 @@ class OpenAIAgentsIntegration(Integration):
             "agents:FunctionTool._agent_instance",
             "agents:RunConfig.call_model_input_filter",
             "agents:RunContextWrapper.get_approval_status",
+            "agents:ModelSettings.include_usage",
             "agents:Runner.run",
+            "agents:Runner.run_streamed",
+            "agents:RunResultStreaming.run_loop_task",
             "agents.agent_tool_state:get_agent_tool_resume_state",
             "agents.agent_tool_state:get_agent_tool_state_scope",
             "agents.agent_tool_state:peek_agent_tool_run_result",
@@ -99,11 +104,14 @@ class OpenAIAgentsIntegration(Integration):
         *,
         max_turns: int | None = None,
         run_config: Any = None,
+        on_stream: Any = None,
         **options: Any,
     ) -> ToolSpec:
-        """A fresh clone of ``agent`` per call, on its own conversation (history "fresh")."""
+        """A fresh clone of ``agent`` per call, on its own conversation (history "fresh");
+        ``on_stream``: stream the child run and hand it every event."""
         no_other_options("openai_agents_agent_tool", options)
         _check_agent(agent)
+        _check_on_stream(on_stream)
         from agent_sdk_openai_agents._agents import agent_spec
 
         return agent_spec(
@@ -111,6 +119,7 @@ class OpenAIAgentsIntegration(Integration):
             settings,
             max_turns=max_turns,
             run_config=run_config,
+            on_stream=on_stream,
             provider=self.provider,
         )
 
@@ -131,6 +140,14 @@ class OpenAIAgentsIntegration(Integration):
         from agent_sdk_openai_agents._approval import NativeApproval
 
         return NativeApproval(gate)
+
+
+def _check_on_stream(on_stream: Any) -> None:
+    if on_stream is not None and not callable(on_stream):
+        raise ConfigurationError(
+            f"on_stream must be a callable taking each event of the child run, not "
+            f"{type(on_stream).__name__}"
+        )
 
 
 def _check_agent(agent: Any) -> None:

@@ -1,22 +1,36 @@
 """The contract-kit harness for openai-agents, and the scripted Model it drives.
 
 Usable outside pytest (``agent-sdk demo`` loads ``OpenAIAgentsHarness``). Runs go through
-``Runner.run`` with a scripted ``agents.Model``; no network. SDK tracing is disabled per
-run (``RunConfig(tracing_disabled=True)``) unless ``sdk_tracing=True``, so nothing is
-exported to OpenAI and no global state is touched.
+``Runner.run`` with a scripted ``agents.Model``; no network. Built with an ``Endpoint``
+(``OpenAIAgentsHarness(endpoint)``), every agent runs on the SDK's own
+``OpenAIChatCompletionsModel`` or ``OpenAIResponsesModel`` over an ``AsyncOpenAI`` client
+pointed at it, streamed (``Runner.run_streamed``) when the endpoint streams. SDK tracing is
+disabled per run (``RunConfig(tracing_disabled=True)``) unless ``sdk_tracing=True``, so
+nothing is exported to OpenAI and no global state is touched.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import re
-from collections.abc import Mapping, Sequence
+import ssl
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from agents import Agent, RunConfig, Runner
+from agents import (
+    Agent,
+    AgentToolStreamEvent,
+    ModelSettings,
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+    RunConfig,
+    Runner,
+)
 from agents.items import ModelResponse, ToolCallItem, ToolCallOutputItem, TResponseInputItem
 from agents.models.interface import Model, ModelTracing
 from agents.run_state import RunState
@@ -36,8 +50,13 @@ from agent_sdk.integration import (
     tool_error,
 )
 from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
-from agent_sdk_openai_agents._schema import export_schema
+from agent_sdk_openai_agents._schema import STRICT_UNPORTABLE, export_schema
 from agent_sdk_openai_agents._tools import ERROR_DATA_KEY, pending_error
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+    from agent_sdk.endpoint import Api, Endpoint
 
 _TURN_MARK = re.compile(r"^t(\d+)_")
 _ids = itertools.count(1)
@@ -202,8 +221,24 @@ def _edit_state(blob: str, edit: Mapping[str, Mapping[str, Any]]) -> str:
     return json.dumps(data)
 
 
+@functools.cache
+def _unused_tls() -> ssl.SSLContext:
+    """A TLS context without CA certificates, for plain-HTTP clients that never use it."""
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+@dataclass
+class _Connection:
+    """The client and model the harness's agents use while runs of one event loop last."""
+
+    client: AsyncOpenAI
+    model: Model
+    users: int = 0
+
+
 class OpenAIAgentsHarness(Harness):
-    """Drives ``Runner.run`` with a scripted model for the contract kit.
+    """Drives ``Runner.run`` with a scripted model for the contract kit, or with an endpoint
+    the SDK's own OpenAI models over HTTP (``apis``: Chat Completions and Responses).
 
     Pending approvals pause an openai-agents run (SDK interruptions). This harness plays a
     host that does not wait: it rejects each pending call with the ``approval-pending``
@@ -212,6 +247,7 @@ class OpenAIAgentsHarness(Harness):
     """
 
     integration = "openai-agents"
+    apis: ClassVar[tuple[Api, ...]] = ("chat", "responses")
     native_pause = True
     parallel = True
     error_flag = True
@@ -219,14 +255,88 @@ class OpenAIAgentsHarness(Harness):
     schema_adjustments = (
         "strict mode: every object gets additionalProperties=false and lists all properties "
         "as required; optional properties become nullable (a null is dropped again before "
-        "validation). Schemas strict mode cannot express are exported unchanged with "
-        "strict_json_schema=False."
+        "validation). Strict schemas drop the keywords Azure OpenAI refuses there ("
+        + ", ".join(STRICT_UNPORTABLE[:6])
+        + ", ...) and name them in the description instead; the executor still validates "
+        "against the full schema. Schemas strict mode cannot express are exported unchanged "
+        "with strict_json_schema=False."
     )
 
-    def __init__(self, *, sdk_tracing: bool = False) -> None:
+    def __init__(self, endpoint: Endpoint | None = None, *, sdk_tracing: bool = False) -> None:
+        super().__init__(endpoint)
         self.sdk_tracing = sdk_tracing
         self.last_result: Any = None
+        self.stream_events = 0
+        """Events handed to ``on_stream`` by streamed child runs (over a streaming endpoint)."""
+        self._http_agents: list[Agent[Any]] = []
+        self._connections: dict[asyncio.AbstractEventLoop, _Connection] = {}
 
+    # -- the model: scripted in-process, or the SDK's OpenAI models over HTTP ------------
+    def _client(self) -> AsyncOpenAI:
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+
+        endpoint = self.endpoint
+        assert endpoint is not None
+        if endpoint.server is None:
+            return AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key)
+        # The scripted server of this process: plain HTTP on 127.0.0.1 whose answers are
+        # final (no retries with backoff), and no TLS, so not the CA bundle httpx would load
+        # for every client (~50 ms each).
+        return AsyncOpenAI(
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key,
+            max_retries=0,
+            http_client=DefaultAsyncHttpxClient(verify=_unused_tls()),
+        )
+
+    def _sdk_model(self, client: AsyncOpenAI) -> Model:
+        endpoint = self.endpoint
+        assert endpoint is not None
+        if endpoint.api == "responses":
+            return OpenAIResponsesModel(model=endpoint.model, openai_client=client)
+        return OpenAIChatCompletionsModel(model=endpoint.model, openai_client=client)
+
+    def _http_agent(self, agent: Agent[Any]) -> Agent[Any]:
+        """Note an agent built over the endpoint: each run gives it the client of its loop."""
+        self._http_agents.append(agent)
+        return agent
+
+    @asynccontextmanager
+    async def _connected(self) -> AsyncIterator[None]:
+        """Over an endpoint: one ``AsyncOpenAI`` per event loop for every agent the harness
+        built (an httpx connection cannot outlive its loop, and the kit pauses and resumes
+        runs in different loops), closed when the loop's last run ends."""
+        if self.endpoint is None:
+            yield
+            return
+        loop = asyncio.get_running_loop()
+        connection = self._connections.get(loop)
+        if connection is None:
+            client = self._client()
+            connection = self._connections[loop] = _Connection(client, self._sdk_model(client))
+        connection.users += 1
+        for agent in self._http_agents:
+            agent.model = connection.model
+        try:
+            yield
+        finally:
+            connection.users -= 1
+            if connection.users == 0:
+                del self._connections[loop]
+                await connection.client.close()
+
+    async def _run(self, agent: Agent[Any], input: Any, config: RunConfig, max_turns: int) -> Any:
+        if self.endpoint is not None and self.endpoint.stream:
+            streamed = Runner.run_streamed(agent, input, run_config=config, max_turns=max_turns)
+            async for _ in streamed.stream_events():
+                pass
+            return streamed
+        return await Runner.run(agent, input, run_config=config, max_turns=max_turns)
+
+    def _count_event(self, event: AgentToolStreamEvent) -> None:
+        self.stream_events += 1
+
+    # -- the harness -----------------------------------------------------------------------
     def export_tool(
         self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
     ) -> Any:
@@ -254,12 +364,24 @@ class OpenAIAgentsHarness(Harness):
     ) -> Any:
         from agent_sdk_openai_agents import openai_agents_agent_tool
 
-        child = Agent(
-            name=agent.name,
-            instructions=f"You are {agent.name}.",
-            model=ScriptedModel(agent.turns, name=agent.name),
-            tools=list(agent.tools),
-        )
+        if self.endpoint is None:
+            child = Agent(
+                name=agent.name,
+                instructions=f"You are {agent.name}.",
+                model=ScriptedModel(agent.turns, name=agent.name),
+                tools=list(agent.tools),
+            )
+        else:
+            # No ModelSettings here: the plugin itself asks for usage on streamed calls.
+            child = self._http_agent(
+                Agent(
+                    name=agent.name,
+                    instructions=self.system_prompt(agent.name, agent.instructions, agent.turns),
+                    model=self._sdk_model(self._client()),
+                    tools=list(agent.tools),
+                )
+            )
+        streamed = self.endpoint is not None and self.endpoint.stream
         return openai_agents_agent_tool(
             child,
             name=agent.name,
@@ -267,6 +389,7 @@ class OpenAIAgentsHarness(Harness):
             return_mode=return_mode,
             timeout=timeout,
             input_schema=input_schema,
+            on_stream=self._count_event if streamed else None,
         )
 
     def run_config(self) -> RunConfig:
@@ -276,20 +399,39 @@ class OpenAIAgentsHarness(Harness):
             workflow_name="agent-sdk contract",
         )
 
-    def _orchestrator(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Agent[Any]:
-        return Agent(
-            name="orchestrator",
-            instructions="You orchestrate.",
-            model=ScriptedModel(turns, name="orchestrator"),
-            tools=list(tools),
+    def _orchestrator(
+        self, tools: Sequence[Any], turns: Sequence[Turn], instructions: str | None = None
+    ) -> Agent[Any]:
+        if self.endpoint is None:
+            return Agent(
+                name="orchestrator",
+                instructions="You orchestrate.",
+                model=ScriptedModel(turns, name="orchestrator"),
+                tools=list(tools),
+            )
+        return self._http_agent(
+            Agent(
+                name="orchestrator",
+                instructions=self.system_prompt(
+                    "orchestrator", instructions or "You orchestrate.", turns
+                ),
+                model=self._sdk_model(self._client()),
+                # What a user sets on their own agents (the SDK asks for usage on streamed
+                # Chat Completions from api.openai.com only).
+                model_settings=ModelSettings(include_usage=True),
+                tools=list(tools),
+            )
         )
 
-    async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
-        agent = self._orchestrator(tools, turns)
+    async def run(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instructions: str | None = None
+    ) -> RunResult:
+        agent = self._orchestrator(tools, turns, instructions)
         config = self.run_config()
         max_turns = len(turns) + 2
-        result = await Runner.run(agent, "start", run_config=config, max_turns=max_turns)
-        return await self._finish(agent, result, config, max_turns)
+        async with self._connected():
+            result = await self._run(agent, "start", config, max_turns)
+            return await self._finish(agent, result, config, max_turns)
 
     async def _finish(
         self, agent: Agent[Any], result: Any, config: RunConfig, max_turns: int
@@ -304,7 +446,7 @@ class OpenAIAgentsHarness(Harness):
                     ErrorKind.APPROVAL_PENDING, f"approval required for tool '{item.tool_name}'"
                 )
                 state.reject(item, rejection_message=error.to_model_text())
-            result = await Runner.run(agent, state, run_config=config, max_turns=max_turns)
+            result = await self._run(agent, state, config, max_turns)
         self.last_result = result
         results, exceptions = seen_results(result)
         final = result.final_output if isinstance(result.final_output, str) else None
@@ -322,8 +464,8 @@ class OpenAIAgentsHarness(Harness):
         config = self.run_config()
         max_turns = len(turns) + 2
         run_id = new_id("run")  # a host names its run, so its resumption is the same run
-        async with run_scope(run_id):
-            result = await Runner.run(agent, "start", run_config=config, max_turns=max_turns)
+        async with self._connected(), run_scope(run_id):
+            result = await self._run(agent, "start", config, max_turns)
         if not result.interruptions:
             raise AssertionError(f"the run did not pause; it saw {seen_results(result)[0]}")
         calls = []
@@ -346,8 +488,6 @@ class OpenAIAgentsHarness(Harness):
         state = await RunState.from_string(paused.agent, blob)
         for item in state.get_interruptions():
             state.approve(item)
-        async with run_scope(paused.run_id):
-            result = await Runner.run(
-                paused.agent, state, run_config=paused.config, max_turns=paused.max_turns
-            )
+        async with self._connected(), run_scope(paused.run_id):
+            result = await self._run(paused.agent, state, paused.config, paused.max_turns)
             return await self._finish(paused.agent, result, paused.config, paused.max_turns)

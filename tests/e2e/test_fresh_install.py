@@ -1,5 +1,9 @@
 """A new user's first step: `pip install agent-sdk-<framework>` alone in a fresh venv, and the
-integration is discovered with no other code."""
+integration is discovered with no other code.
+
+CI checks the same from the built wheels in its wheel job (.ci/wheels.py, called by
+.ci/run), so the two install tests below are marked ``long`` (run them with --run-long, or
+run this file by itself); the copied template's own test run stays in the default run."""
 
 import os
 import subprocess
@@ -7,6 +11,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from e2e_helpers import ROOT, entry_point_name, plugin_dirs
 
 CHECK = """
@@ -50,6 +55,7 @@ def _install_one(tmp: Path, plugin: Path) -> tuple[Path, dict]:
     return python, {"name": name, **json.loads(out.stdout.strip().splitlines()[-1])}
 
 
+@pytest.mark.long
 def test_core_alone_lists_no_plugins(tmp_path):
     python = _venv(tmp_path / "core")
     _pip(python, str(ROOT / "core"))
@@ -60,6 +66,7 @@ def test_core_alone_lists_no_plugins(tmp_path):
     assert demo.returncode == 2 and "pip install agent-sdk-ag2" in demo.stderr
 
 
+@pytest.mark.long
 def test_each_plugin_installs_alone_and_is_discovered(tmp_path):
     plugins = plugin_dirs()
     with ThreadPoolExecutor(max_workers=2) as pool:

@@ -1,4 +1,4 @@
-"""The reusable contract suite (C1-C12). Subclass ContractSuite and provide a ``harness``
+"""The reusable contract suite (C1-C13). Subclass ContractSuite and provide a ``harness``
 fixture returning your :class:`agent_sdk.testing.Harness`."""
 
 from __future__ import annotations
@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,7 +128,7 @@ class InFlight:
                 self._opened.set()
             try:
                 await asyncio.wait_for(self._opened.wait(), self.patience)
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # two classes on 3.10
                 pass  # the others never came: the peak says so
             finally:
                 self.now -= 1
@@ -901,6 +903,45 @@ class ContractSuite:
         first, second = (result.result(c.id).text for c in calls)
         assert "alpha-request" in first and "beta-request" not in first
         assert "beta-request" in second and "alpha-request" not in second
+
+    # -- C13 trace skeleton -----------------------------------------------------------------
+    def test_c13_the_reviewers_trace_has_the_reference_skeleton(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        from agent_sdk.testing.skeleton import REVIEWERS, difference, from_jaeger
+        from agent_sdk.trace_file import load_trace_file
+
+        trace = tmp_path / "trace.json"
+        command = [sys.executable, "-m", "agent_sdk", "demo", "--framework", harness.integration]
+        command += ["--trace-file", str(trace)]
+        endpoint = harness.endpoint
+        if endpoint is None:
+            command.append("--in-process")
+        else:
+            command += ["--api", endpoint.api] + (["--stream"] if endpoint.stream else [])
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        roots = from_jaeger(load_trace_file(trace), harness.internal_spans)
+        assert len(roots) == 1, f"one tree, {len(roots)} roots: {[r.name for r in roots]}"
+        diff = difference(REVIEWERS, roots[0])
+        assert diff is None, f"the trace skeleton differs from the reference\n{diff}"
+        run_ids = set()
+        for node in roots[0].walk():
+            attrs = node.attributes
+            assert sc.PATH in attrs and sc.RUN_ID in attrs, f"{node.name}: no run id or path"
+            run_ids.add(attrs[sc.RUN_ID])
+            operation = attrs.get(sc.GEN_AI_OPERATION_NAME)
+            missing = sc.REQUIRED.get(str(operation), frozenset()) - attrs.keys()
+            assert not missing, f"{node.name}: required attributes missing: {sorted(missing)}"
+            if operation == sc.OP_CHAT and endpoint is not None:
+                tokens = (
+                    attrs.get(sc.GEN_AI_USAGE_INPUT_TOKENS),
+                    attrs.get(sc.GEN_AI_USAGE_OUTPUT_TOKENS),
+                )
+                assert all(isinstance(t, int) and t > 0 for t in tokens), f"{node.name}: {tokens}"
+        assert len(run_ids) == 1, f"one run id on every span: {run_ids}"
 
 
 def _tool_name(harness: Harness, tool: Any) -> str:

@@ -5,10 +5,13 @@ The SDK traces into its own model (traces and spans with ``trace_``/``span_`` id
 OpenTelemetry, in the same tree as agent-sdk's spans:
 
 - a trace becomes ``invoke_workflow {workflow}``, a child of the OTel span active when the
-  run started (a ``run_scope``, or the application's span);
-- agent spans become ``invoke_agent {agent}``, turn spans ``turn {n}``, generation and
-  response spans ``chat {model}``, function spans ``execute_tool {tool}``, handoff,
-  guardrail, custom and MCP spans ``{type} {name}``;
+  run started (the application's span); inside an agent-sdk ``run_scope`` it adds no span
+  (the scope's ``invoke_workflow`` stands for the run) and its spans nest under the span
+  current when the run started;
+- agent spans become ``invoke_agent {agent}`` (with ``gen_ai.provider.name``), turn spans
+  ``turn {n}``, generation and response spans ``chat {model}`` (client spans with the
+  request and response model, response id and the call's tokens), function spans
+  ``execute_tool {tool}``, handoff, guardrail, custom and MCP spans ``{type} {name}``;
 - dropped: task spans (the workflow span stands for the run); the function span of a tool
   exported by this plugin (agent-sdk's own ``execute_tool`` span takes its place, with
   validation, approval and outcome); the agent span of a sub-agent run by
@@ -49,7 +52,8 @@ from agent_sdk.integration import current_context, current_run, get_tracer
 from agent_sdk.integration import semconv as sc
 
 PROVIDER_NAME = "openai"
-OP_CHAT = "chat"
+OP_CHAT = sc.OP_CHAT
+_MODEL_CALLS = ("generation", "response")
 
 ATTR_SDK_TRACE_ID = "openai_agents.trace_id"
 ATTR_SDK_SPAN_ID = "openai_agents.span_id"
@@ -90,10 +94,11 @@ def _run_attributes(trace_id: str, tool: str | None = None) -> dict[str, Any]:
 
 @dataclass
 class _Root:
-    span: otel_trace.Span
+    span: otel_trace.Span  # the workflow span, or ``base`` inside an agent-sdk run
     base: otel_trace.Span  # the OTel span current when the run (trace) started
     synthetic: bool = False
     open_children: int = 0
+    owned: bool = True  # False: ``span`` is agent-sdk's (or the application's), not ended here
 
 
 @dataclass
@@ -161,9 +166,21 @@ class OpenTelemetryBridge(TracingProcessor):
         return id(span) in self._ours
 
     # -- traces --------------------------------------------------------------------------
+    def _inside_run(self, base: otel_trace.Span) -> bool:
+        """An agent-sdk run is current and its span (not one of ours) is the OTel parent:
+        that ``invoke_workflow`` span already stands for the run, the SDK trace adds none."""
+        return (
+            current_run() is not None
+            and base.get_span_context().is_valid
+            and not self._is_ours(base)
+        )
+
     def on_trace_start(self, trace: Trace) -> None:
         with self._lock:
             base = _current_otel_span()
+            if self._inside_run(base):
+                self._roots[trace.trace_id] = _Root(base, base, owned=False)
+                return
             attrs = {
                 sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_WORKFLOW,
                 sc.GEN_AI_WORKFLOW_NAME: trace.name,
@@ -184,7 +201,7 @@ class OpenTelemetryBridge(TracingProcessor):
     def on_trace_end(self, trace: Trace) -> None:
         with self._lock:
             root = self._roots.pop(trace.trace_id, None)
-            if root is not None:
+            if root is not None and root.owned:
                 root.span.set_status(Status(StatusCode.OK))
                 self._end(root.span, None)
 
@@ -193,6 +210,10 @@ class OpenTelemetryBridge(TracingProcessor):
         if root is None:
             # A resumed run re-attaches its old trace without a start event.
             base = _current_otel_span()
+            if self._inside_run(base):
+                root = _Root(base, base, synthetic=True, owned=False)
+                self._roots[span.trace_id] = root
+                return root
             name = getattr(getattr(span, "span_data", None), "name", None) or "run"
             otel = self._start(
                 f"{sc.OP_INVOKE_WORKFLOW} {name} (resumed)",
@@ -239,7 +260,10 @@ class OpenTelemetryBridge(TracingProcessor):
     def _materialise(self, record: _Record) -> None:
         name, attrs = _describe(record.sdk)
         attrs.update(record.attributes)
-        record.otel = self._start(name, self._parent_of(record), _ns(record.sdk.started_at), attrs)
+        kind = SpanKind.CLIENT if record.sdk.span_data.type in _MODEL_CALLS else SpanKind.INTERNAL
+        record.otel = self._start(
+            name, self._parent_of(record), _ns(record.sdk.started_at), attrs, kind
+        )
 
     def on_span_start(self, span: Span[Any]) -> None:
         with self._lock:
@@ -291,7 +315,9 @@ class OpenTelemetryBridge(TracingProcessor):
                     self._materialise(record)
                 otel = record.otel
                 assert otel is not None
-                _, attrs = _describe(span)
+                name, attrs = _describe(span)
+                if name != getattr(otel, "name", name):
+                    otel.update_name(name)  # a response span names its model at the end
                 for key, value in attrs.items():
                     otel.set_attribute(key, value)
                 error = span.error
@@ -304,7 +330,8 @@ class OpenTelemetryBridge(TracingProcessor):
                 root.open_children -= 1
                 if root.synthetic and root.open_children <= 0:
                     self._roots.pop(span.trace_id, None)
-                    self._end(root.span, _ns(span.ended_at))
+                    if root.owned:
+                        self._end(root.span, _ns(span.ended_at))
 
     # -- the link with agent-sdk's own spans --------------------------------------------
     def claim_tool_span(self, sdk_span: Span[Any] | None) -> otel_trace.Span | None:
@@ -328,7 +355,8 @@ class OpenTelemetryBridge(TracingProcessor):
                 if record.otel is not None:
                     self._end(record.otel, None)
             for root in list(self._roots.values()):
-                self._end(root.span, None)
+                if root.owned:
+                    self._end(root.span, None)
             self._records.clear()
             self._roots.clear()
 
@@ -373,16 +401,18 @@ def _describe(span: Span[Any]) -> tuple[str, dict[str, Any]]:
             attrs[sc.GEN_AI_AGENT_NAME] = data.agent_name
         _usage(attrs, getattr(data, "usage", None))
         return f"turn {turn}", attrs
-    if kind in ("generation", "response"):
+    if kind in _MODEL_CALLS:
         model = getattr(data, "model", None)
         response = getattr(data, "response", None)
-        if model is None and response is not None:
-            model = getattr(response, "model", None)
+        if response is not None:
+            if model is None:
+                model = getattr(response, "model", None)
             _usage(attrs, getattr(response, "usage", None))
+            _response(attrs, response)
         attrs[sc.GEN_AI_OPERATION_NAME] = OP_CHAT
         attrs[sc.GEN_AI_PROVIDER_NAME] = PROVIDER_NAME
         if model:
-            attrs["gen_ai.request.model"] = str(model)
+            attrs[sc.GEN_AI_REQUEST_MODEL] = str(model)
         _usage(attrs, getattr(data, "usage", None))
         return f"{OP_CHAT} {model}" if model else OP_CHAT, attrs
     if kind == "function":
@@ -393,6 +423,16 @@ def _describe(span: Span[Any]) -> tuple[str, dict[str, Any]]:
     if kind == "handoff":
         return f"handoff {getattr(data, 'to_agent', '')}".rstrip(), attrs
     return f"{kind} {name}" if name else kind, attrs
+
+
+def _response(attrs: dict[str, Any], response: Any) -> None:
+    """Response model and id of a Responses API response (the SDK keeps it when it traces
+    model data)."""
+    model, response_id = getattr(response, "model", None), getattr(response, "id", None)
+    if model:
+        attrs[sc.GEN_AI_RESPONSE_MODEL] = str(model)
+    if response_id:
+        attrs[sc.GEN_AI_RESPONSE_ID] = str(response_id)
 
 
 def _usage(attrs: dict[str, Any], usage: Any) -> None:

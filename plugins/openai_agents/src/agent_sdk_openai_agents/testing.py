@@ -4,9 +4,14 @@ Usable outside pytest (``agent-sdk demo`` loads ``OpenAIAgentsHarness``). Runs g
 ``Runner.run`` with a scripted ``agents.Model``; no network. Built with an ``Endpoint``
 (``OpenAIAgentsHarness(endpoint)``), every agent runs on the SDK's own
 ``OpenAIChatCompletionsModel`` or ``OpenAIResponsesModel`` over an ``AsyncOpenAI`` client
-pointed at it, streamed (``Runner.run_streamed``) when the endpoint streams. SDK tracing is
-disabled per run (``RunConfig(tracing_disabled=True)``) unless ``sdk_tracing=True``, so
-nothing is exported to OpenAI and no global state is touched.
+pointed at it, streamed (``Runner.run_streamed``) when the endpoint streams.
+
+The SDK traces every run, mirrored into OpenTelemetry by the plugin's bridge
+(``instrument(exclusive=True)``), installed while the harness's runs last: the top agent's
+``invoke_agent`` and every model call's ``chat`` span come from the SDK's own agent and
+generation/response spans, and nothing is exported to OpenAI (the SDK's other processors
+are put back after the last run). ``sdk_tracing=False`` turns SDK tracing off per run
+(``RunConfig(tracing_disabled=True)``) and touches no global state.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import itertools
 import json
 import re
 import ssl
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+import threading
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -52,6 +58,7 @@ from agent_sdk.integration import (
 from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
 from agent_sdk_openai_agents._schema import STRICT_UNPORTABLE, export_schema
 from agent_sdk_openai_agents._tools import ERROR_DATA_KEY, pending_error
+from agent_sdk_openai_agents._tracing import OpenTelemetryBridge, instrument
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -227,6 +234,33 @@ def _unused_tls() -> ssl.SSLContext:
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
+_bridge_lock = threading.Lock()
+_bridge: OpenTelemetryBridge | None = None
+_bridge_users = 0
+
+
+@contextmanager
+def _bridged(on: bool) -> Iterator[None]:
+    """While the harness's runs last: the SDK's traces go to OpenTelemetry only (one
+    exclusive bridge, shared by concurrent runs, removed with the last of them)."""
+    global _bridge, _bridge_users
+    if not on:
+        yield
+        return
+    with _bridge_lock:
+        if _bridge is None:
+            _bridge = instrument(exclusive=True)
+        _bridge_users += 1
+    try:
+        yield
+    finally:
+        with _bridge_lock:
+            _bridge_users -= 1
+            if _bridge_users == 0 and _bridge is not None:
+                _bridge.uninstrument()
+                _bridge = None
+
+
 @dataclass
 class _Connection:
     """The client and model the harness's agents use while runs of one event loop last."""
@@ -262,7 +296,11 @@ class OpenAIAgentsHarness(Harness):
         "with strict_json_schema=False."
     )
 
-    def __init__(self, endpoint: Endpoint | None = None, *, sdk_tracing: bool = False) -> None:
+    internal_spans: ClassVar[tuple[str, ...]] = ("turn ",)
+    """The SDK's turn spans (one per turn of an agent, between its ``invoke_agent`` and the
+    turn's ``chat`` and ``execute_tool`` spans)."""
+
+    def __init__(self, endpoint: Endpoint | None = None, *, sdk_tracing: bool = True) -> None:
         super().__init__(endpoint)
         self.sdk_tracing = sdk_tracing
         self.last_result: Any = None
@@ -429,9 +467,10 @@ class OpenAIAgentsHarness(Harness):
         agent = self._orchestrator(tools, turns, instructions)
         config = self.run_config()
         max_turns = len(turns) + 2
-        async with self._connected():
-            result = await self._run(agent, "start", config, max_turns)
-            return await self._finish(agent, result, config, max_turns)
+        with _bridged(self.sdk_tracing):
+            async with self._connected():
+                result = await self._run(agent, "start", config, max_turns)
+                return await self._finish(agent, result, config, max_turns)
 
     async def _finish(
         self, agent: Agent[Any], result: Any, config: RunConfig, max_turns: int
@@ -464,8 +503,9 @@ class OpenAIAgentsHarness(Harness):
         config = self.run_config()
         max_turns = len(turns) + 2
         run_id = new_id("run")  # a host names its run, so its resumption is the same run
-        async with self._connected(), run_scope(run_id):
-            result = await self._run(agent, "start", config, max_turns)
+        with _bridged(self.sdk_tracing):
+            async with self._connected(), run_scope(run_id):
+                result = await self._run(agent, "start", config, max_turns)
         if not result.interruptions:
             raise AssertionError(f"the run did not pause; it saw {seen_results(result)[0]}")
         calls = []
@@ -488,6 +528,7 @@ class OpenAIAgentsHarness(Harness):
         state = await RunState.from_string(paused.agent, blob)
         for item in state.get_interruptions():
             state.approve(item)
-        async with self._connected(), run_scope(paused.run_id):
-            result = await self._run(paused.agent, state, paused.config, paused.max_turns)
-            return await self._finish(paused.agent, result, paused.config, paused.max_turns)
+        with _bridged(self.sdk_tracing):
+            async with self._connected(), run_scope(paused.run_id):
+                result = await self._run(paused.agent, state, paused.config, paused.max_turns)
+                return await self._finish(paused.agent, result, paused.config, paused.max_turns)

@@ -213,8 +213,10 @@ def test_the_public_shape() -> None:
     assert set(agent_sdk_ag2.__all__) == {
         "INTEGRATION",
         "AgentSDKTool",
+        "SpanMiddleware",
         "__version__",
         "ag2_agent_tool",
+        "ag2_instrument",
         "ag2_tool",
         "ag2_tools",
     }

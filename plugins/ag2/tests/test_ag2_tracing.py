@@ -22,7 +22,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from agent_sdk import ToolSpec, run_scope
 from agent_sdk import semconv as sc
 from agent_sdk.testing import Turn
-from agent_sdk_ag2 import ag2_agent_tool, ag2_tool
+from agent_sdk.testing.skeleton import Node, difference, parse
+from agent_sdk_ag2 import ag2_agent_tool, ag2_instrument, ag2_tool
 from agent_sdk_ag2.testing import ScriptedConfig
 
 AG2_SCOPE = "opentelemetry.instrumentation.ag2"
@@ -67,6 +68,12 @@ def _parent(spans: list[ReadableSpan], span: ReadableSpan) -> ReadableSpan | Non
     if span.parent is None:
         return None
     return next((s for s in spans if s.context.span_id == span.parent.span_id), None)
+
+
+def _skeleton(spans: list[ReadableSpan], span: ReadableSpan) -> Node:
+    children = [_skeleton(spans, s) for s in spans if _parent(spans, s) is span]
+    name = "chat *" if span.name.startswith("chat ") else span.name
+    return Node(name, {}, children)
 
 
 def _scope(span: ReadableSpan) -> str:
@@ -154,3 +161,76 @@ async def test_without_ag2_telemetry_our_spans_hang_off_the_run_scope(spans: Any
     assert [_scope(s) for s in spans] == ["agent_sdk", "agent_sdk"], "AG2 emits nothing unasked"
     tool_span = next(s for s in spans if s.name == "execute_tool add")
     assert _parent(spans, tool_span).name == "invoke_workflow run"  # type: ignore[union-attr]
+
+
+async def test_an_instrumented_top_agent_and_its_sub_agent_give_the_reference_skeleton(
+    spans: Any,
+) -> None:
+    """ag2_instrument: invoke_agent for the top agent, a chat span per model call of every
+    agent (the child's from the plugin), one invoke_agent per sub-agent call (agent-sdk's)."""
+    exporter = spans
+    child = Agent(
+        "analyst",
+        config=ScriptedConfig([Turn.call(call("add", {"a": 1, "b": 2})), Turn.say("3")]),
+        tools=[ag2_tool(_add_spec())],
+    )
+    boss = ag2_instrument(
+        Agent(
+            "boss",
+            config=ScriptedConfig([Turn.call(call("analyst", {"request": "sum"})), Turn.say("ok")]),
+            tools=[ag2_agent_tool(child)],
+        )
+    )
+    assert ag2_instrument(boss) is boss and len(boss.middleware) == 1, "added once"
+    async with run_scope("run-instrumented"):
+        await boss.ask("go")
+
+    finished = list(exporter.get_finished_spans())
+    [root] = [s for s in finished if s.parent is None]
+    assert difference(parse(SKELETON), _skeleton(finished, root)) is None
+    by_name = {s.name: s for s in finished if not s.name.startswith("chat")}
+    top = by_name["invoke_agent boss"]
+    assert _parent(finished, top) is root
+    assert top.attributes[sc.GEN_AI_PROVIDER_NAME] == "ag2"
+    chats = [s for s in finished if s.name.startswith("chat ")]
+    assert len(chats) == 4, "two model calls of each agent"
+    for chat in chats:
+        attrs = chat.attributes
+        assert chat.name == "chat scripted" and attrs[sc.GEN_AI_OPERATION_NAME] == "chat"
+        assert attrs[sc.GEN_AI_REQUEST_MODEL] == "scripted" and attrs[sc.GEN_AI_PROVIDER_NAME]
+        assert attrs[sc.RUN_ID] == "run-instrumented" and sc.PATH in attrs
+        assert "gen_ai.input.messages" not in attrs, "content is never captured"
+    child_chats = [c for c in chats if _parent(finished, c).name == "invoke_agent analyst"]  # type: ignore[union-attr]
+    assert len(child_chats) == 2 and {c.attributes[sc.PATH] for c in child_chats} == {"analyst"}
+
+
+SKELETON = """
+invoke_workflow run
+  invoke_agent boss
+    chat *
+    execute_tool analyst
+      invoke_agent analyst
+        chat *
+        execute_tool add
+        chat *
+    chat *
+"""
+
+
+async def test_a_sub_agent_with_ag2_telemetry_keeps_its_chat_spans_and_gets_no_second_ones(
+    spans: Any, ag2_provider: TracerProvider
+) -> None:
+    child = Agent(
+        "analyst",
+        config=ScriptedConfig([Turn.say("3")]),
+        middleware=[TelemetryMiddleware(tracer_provider=ag2_provider, agent_name="analyst")],
+    )
+    boss = Agent(
+        "boss",
+        config=ScriptedConfig([Turn.call(call("analyst", {"request": "x"})), Turn.say("ok")]),
+        tools=[ag2_agent_tool(child)],
+    )
+    async with run_scope("run-adopt"):
+        await boss.ask("go")
+    chats = [s for s in spans.get_finished_spans() if s.name.startswith("chat")]
+    assert [_scope(s) for s in chats] == [AG2_SCOPE], "AG2's chat span of the child, no second"

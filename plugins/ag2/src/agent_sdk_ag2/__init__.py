@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ag2 import Agent
 
     from agent_sdk_ag2._tools import AgentSDKTool
+    from agent_sdk_ag2._tracing import SpanMiddleware
 
 __version__ = "0.1.0"
 
@@ -95,11 +96,25 @@ def ag2_agent_tool(
     )
 
 
+def ag2_instrument(agent: Agent) -> Agent:
+    """Trace ``agent`` the way agent-sdk traces the agents it runs: adds (once) an AG2
+    middleware that wraps each of its turns in an ``invoke_agent {name}`` span and each
+    model call in a ``chat {model}`` span (tokens, response model, finish reason), with the
+    run id and path of the agent-sdk run it is in. Returns ``agent``. Use it on your own
+    top-level agents; the agents run by ``ag2_agent_tool`` get their spans already. An
+    agent that carries AG2's ``TelemetryMiddleware`` is left as it is."""
+    from agent_sdk_ag2._tracing import instrument
+
+    return instrument(agent)
+
+
 __all__ = [
     "INTEGRATION",
     "AgentSDKTool",
+    "SpanMiddleware",
     "__version__",
     "ag2_agent_tool",
+    "ag2_instrument",
     "ag2_tool",
     "ag2_tools",
 ]
@@ -107,6 +122,6 @@ __all__ = [
 # AgentSDKTool imports AG2: it loads on first use. The hook moved with the entry point.
 __getattr__ = lazy_exports(
     __name__,
-    {"AgentSDKTool": "agent_sdk_ag2._tools"},
+    {"AgentSDKTool": "agent_sdk_ag2._tools", "SpanMiddleware": "agent_sdk_ag2._tracing"},
     deprecated={"agent_sdk_integrations": ("agent_sdk_ag2._integration", "agent_sdk_integrations")},
 )

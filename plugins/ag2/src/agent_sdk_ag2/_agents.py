@@ -34,6 +34,7 @@ from agent_sdk.integration import (
     ToolSpec,
     Usage,
 )
+from agent_sdk_ag2._tracing import SpanMiddleware, _asked_as_tool, has_spans
 
 
 def agent_spec(
@@ -76,8 +77,14 @@ def agent_spec(
 
 async def _ask(agent: Agent, prompt: str, stream: MemoryStream, *, start: int = 0) -> AgentResponse:
     """Ask ``agent`` on ``stream``; the response is what the call adds after the stream's
-    first ``start`` events."""
-    reply = await agent.ask(prompt, stream=stream)
+    first ``start`` events. Its model calls get chat spans (``_tracing``) unless the agent
+    traces itself; its invoke_agent span is agent-sdk's, around this call."""
+    middleware = () if has_spans(agent) else (SpanMiddleware(agent, agent_spans=False),)
+    asked = _asked_as_tool.set(agent)
+    try:
+        reply = await agent.ask(prompt, stream=stream, middleware=middleware)
+    finally:
+        _asked_as_tool.reset(asked)
     events = await stream.history.get_events()
     structured = None
     if getattr(agent, "_response_schema", None) is not None:

@@ -41,7 +41,7 @@ from ag2.testing import TestClient, TestConfig
 
 from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec
 from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
-from agent_sdk_ag2 import ag2_agent_tool, ag2_tool
+from agent_sdk_ag2 import ag2_agent_tool, ag2_instrument, ag2_tool
 from agent_sdk_ag2._agents import _part_text
 
 if TYPE_CHECKING:
@@ -235,8 +235,10 @@ class AG2Harness(Harness):
     ) -> RunResult:
         stream = MemoryStream()
         prompt, config = self._model("orchestrator", instructions or "", turns)
-        agent = Agent(
-            "orchestrator", () if prompt is None else prompt, config=config, tools=list(tools)
+        agent = ag2_instrument(
+            Agent(
+                "orchestrator", () if prompt is None else prompt, config=config, tools=list(tools)
+            )
         )
         reply = await agent.ask("start", stream=stream)
         events = await stream.history.get_events()

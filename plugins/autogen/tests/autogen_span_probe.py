@@ -85,11 +85,14 @@ for s in exporter.get_finished_spans():
             "name": s.name,
             "scope": s.instrumentation_scope.name if s.instrumentation_scope else None,
             "id": s.context.span_id,
+            "start": s.start_time,
             "parent": s.parent.span_id if s.parent else None,
             "trace": s.context.trace_id,
             "status": s.status.status_code.name,
             "attributes": {
-                k: v for k, v in (s.attributes or {}).items() if isinstance(v, (str, int, bool))
+                k: list(v) if isinstance(v, tuple) else v
+                for k, v in (s.attributes or {}).items()
+                if isinstance(v, (str, int, bool, tuple))
             },
         }
     )

@@ -1,4 +1,5 @@
-"""One clean tree with AutoGen's own spans: no duplicate execute_tool or invoke_agent spans.
+"""One clean tree with AutoGen's own spans: no duplicate execute_tool or invoke_agent spans,
+and a chat span per model call.
 
 AutoGen opens `execute_tool` in BaseTool.run_json and `invoke_agent` in run()/run_stream()
 on the global tracer provider. Exported tools override run_json and sub-agents are driven
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +88,102 @@ def test_autogen_spans_and_ours_form_one_tree(spans: list[dict[str, Any]]) -> No
         for s in in_run
         if s["scope"] == "agent_sdk"
     )
+
+
+def _chats_under(spans: list[dict[str, Any]], parent: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in spans if s["name"].startswith("chat ") and s["parent"] == parent["id"]]
+
+
+def test_every_model_call_has_one_chat_span_under_its_agent(spans: list[dict[str, Any]]) -> None:
+    (boss,) = [s for s in spans if s["name"] == "invoke_agent boss"]
+    analysts = [s for s in spans if s["name"] == "invoke_agent analyst"]
+    chats = [s for s in spans if s["name"].startswith("chat ")]
+    assert len(chats) == 6  # boss: tool calls + answer; each analyst: add + answer
+    for agent in (boss, *analysts):
+        first, last = sorted(_chats_under(spans, agent), key=lambda s: s["start"])
+        assert first["attributes"]["gen_ai.response.finish_reasons"] == ["tool_calls"]
+        assert last["attributes"]["gen_ai.response.finish_reasons"] == ["stop"]
+    for chat in chats:
+        attrs = chat["attributes"]
+        assert chat["name"] == "chat scripted" and chat["scope"] == "agent_sdk"
+        assert attrs["gen_ai.operation.name"] == "chat"
+        assert attrs["gen_ai.request.model"] == "scripted"
+        assert attrs["gen_ai.provider.name"] == "autogen"  # AutoGen's replay client: no provider
+        assert attrs["agent_sdk.run_id"] == "run-probe"
+        assert isinstance(attrs["gen_ai.usage.input_tokens"], int)
+        assert isinstance(attrs["gen_ai.usage.output_tokens"], int)
+    paths = sorted(c["attributes"]["agent_sdk.path"] for c in chats)
+    assert paths == ["/", "/", "analyst", "analyst", "analyst", "analyst"]
+
+
+def test_autogens_agent_span_gets_the_provider_and_its_tokens(
+    spans: list[dict[str, Any]],
+) -> None:
+    (boss,) = [s for s in spans if s["name"] == "invoke_agent boss"]
+    attrs = boss["attributes"]
+    assert attrs["gen_ai.provider.name"] == "autogen"
+    chats = _chats_under(spans, boss)
+    assert attrs["agent_sdk.usage.model_calls"] == len(chats) == 2
+    for key in ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"):
+        assert attrs[key] == sum(c["attributes"][key] for c in chats)
+    assert attrs["gen_ai.usage.input_tokens"] > 0  # the replay client counts words
+    # The create_agent spans stay AutoGen's, untouched (C13 drops them: internal_spans).
+    assert all(
+        "gen_ai.provider.name" not in s["attributes"]
+        for s in spans
+        if s["name"].startswith("create_agent ")
+    )
+
+
+# -- in process, on agent-sdk's own provider (AutoGen's spans go to the unset global one) ----
+@pytest.fixture
+def exported() -> Iterator[Any]:
+    """An in-memory exporter for agent-sdk's spans (as its ``spans`` fixture, which this
+    module's shadows)."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agent_sdk._spans import use_tracer_provider
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    use_tracer_provider(provider)
+    yield exporter
+    use_tracer_provider(None)
+    provider.shutdown()
+
+
+async def test_a_streamed_model_call_is_one_chat_span_with_its_usage(exported: Any) -> None:
+    from agent_sdk import run_scope
+    from agent_sdk.scripted import Turn
+    from agent_sdk_autogen import autogen_run
+    from agent_sdk_autogen.testing import scripted_agent
+
+    agent = scripted_agent("streamer", [Turn.say("one two three")], model_client_stream=True)
+    async with run_scope("run-stream"):
+        await autogen_run(agent, task="count to three")
+    (chat,) = [s for s in exported.get_finished_spans() if s.name.startswith("chat ")]
+    attrs = dict(chat.attributes or {})
+    assert chat.name == "chat scripted"
+    assert attrs["gen_ai.response.finish_reasons"] == ("stop",)
+    assert attrs["gen_ai.usage.output_tokens"] == 3  # the replay client counts words
+    assert attrs["gen_ai.usage.input_tokens"] > 0
+    assert attrs["agent_sdk.run_id"] == "run-stream" and attrs["agent_sdk.path"] == "/"
+    assert chat.end_time is not None and chat.start_time is not None
+    assert chat.end_time >= chat.start_time
+
+
+async def test_a_failed_model_call_is_a_chat_span_with_its_error(exported: Any) -> None:
+    from agent_sdk import run_scope
+    from agent_sdk_autogen import autogen_run
+    from agent_sdk_autogen.testing import scripted_agent
+
+    agent = scripted_agent("mute", [])  # AutoGen's replay client: no response left
+    with pytest.raises(ValueError):
+        async with run_scope("run-fail"):
+            await autogen_run(agent, task="say something")
+    (chat,) = [s for s in exported.get_finished_spans() if s.name.startswith("chat ")]
+    assert chat.status.status_code.name == "ERROR"
+    assert dict(chat.attributes or {})["error.type"] == "ValueError"

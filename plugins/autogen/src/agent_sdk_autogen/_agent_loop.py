@@ -15,15 +15,21 @@ hook reaches (``autogen_agentchat/agents/_assistant_agent.py``):
   ask for usage on a stream only when told (``stream_options``): a streamed agent reports 0
   tokens. Here a streamed call to an OpenAI client asks for it, unless the client's own
   create args already say something about ``stream_options``.
+- **Model-call spans**: AutoGen traces agents (``invoke_agent``) but no model call, and its
+  agent span has no ``gen_ai.provider.name``. Here every model call (the tool loop's and the
+  reflection's) is a ``chat {model}`` span with AutoGen's usage and finish reason, and
+  AutoGen's own ``invoke_agent`` span of the agent gets its provider and tokens (``_tracing``).
 
 :func:`adapt` switches an ``AssistantAgent`` (or every ``AssistantAgent`` of a team) to a
-subclass of its own class that overrides those three class methods and nothing else.
+subclass of its own class that overrides those three class methods and
+``on_messages_stream`` (which only completes AutoGen's span around it).
 ``autogen_run`` and the agent tools adapt the agents they run; ``autogen_prepare`` (public)
 is for agents and teams a user runs with AutoGen's own ``run()`` / ``run_stream()``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import AsyncGenerator, Mapping, Sequence
@@ -48,7 +54,9 @@ from autogen_core.models import (
 from autogen_core.tools import BaseTool, Workbench
 from pydantic import BaseModel
 
+from agent_sdk.integration import Usage
 from agent_sdk_autogen._tools import AutogenTool, RawArguments
+from agent_sdk_autogen._tracing import adopt_agent_span, set_usage, traced
 
 R = TypeVar("R")
 
@@ -71,8 +79,10 @@ def autogen_prepare(agent_or_team: R) -> R:
     """Give an AutoGen agent or team you run yourself (``run()``, ``run_stream()``) what
     :func:`autogen_run` gives the agents it runs, and return it: arguments that are not a
     JSON object reach this plugin's tools, which answer the model ``tool-args-invalid``
-    (AutoGen answers malformed JSON itself, in plain text), and streamed model calls ask
-    an OpenAI client for usage. Changes the class of each ``AssistantAgent`` (never the
+    (AutoGen answers malformed JSON itself, in plain text), streamed model calls ask
+    an OpenAI client for usage, and every model call is a ``chat {model}`` span under
+    AutoGen's ``invoke_agent`` span of the agent (given ``gen_ai.provider.name`` and the
+    run's tokens). Changes the class of each ``AssistantAgent`` (never the
     class itself) to a subclass of its own; idempotent."""
     return adapt(agent_or_team)
 
@@ -96,6 +106,31 @@ def _adapted(cls: type[AssistantAgent]) -> type[AssistantAgent]:
 
 class _AdaptedLoop(AssistantAgent):
     """The overrides; a concrete class is ``(_AdaptedLoop, <the agent's class>)``."""
+
+    async def on_messages_stream(
+        self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken
+    ) -> AsyncGenerator[BaseAgentEvent | BaseChatMessage | Response, None]:
+        span = adopt_agent_span(self.name)
+        if span is None:
+            async for item in super().on_messages_stream(messages, cancellation_token):
+                yield item
+            return
+        usage = Usage()
+        try:
+            async for item in super().on_messages_stream(messages, cancellation_token):
+                message = item.chat_message if isinstance(item, Response) else item
+                if message.models_usage is not None:
+                    usage.model_calls += 1
+                    usage.input_tokens += message.models_usage.prompt_tokens
+                    usage.output_tokens += message.models_usage.completion_tokens
+                if isinstance(item, Response):
+                    # Now: on_messages() returns at the Response and leaves this generator
+                    # to be closed later, when AutoGen's span may have ended.
+                    set_usage(span, usage)
+                yield item
+        except (Exception, asyncio.CancelledError):
+            set_usage(span, usage)
+            raise
 
     @classmethod
     async def _execute_tool_call(
@@ -134,7 +169,7 @@ class _AdaptedLoop(AssistantAgent):
         message_id: str,
     ) -> AsyncGenerator[CreateResult | ModelClientStreamingChunkEvent, None]:
         async for item in super()._call_llm(
-            model_client=usage_on_streams(model_client) if model_client_stream else model_client,
+            model_client=_client(model_client, model_client_stream),
             model_client_stream=model_client_stream,
             system_messages=system_messages,
             model_context=model_context,
@@ -163,7 +198,7 @@ class _AdaptedLoop(AssistantAgent):
     ) -> AsyncGenerator[Response | ModelClientStreamingChunkEvent | ThoughtEvent, None]:
         async for item in super()._reflect_on_tool_use_flow(
             system_messages=system_messages,
-            model_client=usage_on_streams(model_client) if model_client_stream else model_client,
+            model_client=_client(model_client, model_client_stream),
             model_client_stream=model_client_stream,
             model_context=model_context,
             workbench=workbench,
@@ -174,6 +209,11 @@ class _AdaptedLoop(AssistantAgent):
             cancellation_token=cancellation_token,
         ):
             yield item
+
+
+def _client(model_client: ChatCompletionClient, stream: bool) -> ChatCompletionClient:
+    """The client an adapted agent calls: usage asked on streams, a chat span per call."""
+    return traced(usage_on_streams(model_client) if stream else model_client, origin=model_client)
 
 
 # -- arguments -------------------------------------------------------------------------------

@@ -88,6 +88,8 @@ class ScriptedChatCompletionClient(ReplayChatCompletionClient):
     text with calls (as ``thought``), a delay before answering (linked to the cancellation
     token like a real client), and :data:`ECHO` turns."""
 
+    model = "scripted"  # the model of its chat spans
+
     def __init__(self, turns: Sequence[Turn], *, model_info: ModelInfo | None = None) -> None:
         self.turns = list(turns)
         super().__init__(
@@ -185,6 +187,9 @@ class AutogenHarness(Harness):
     # runs hand the model's text to its tools where that fails (_agent_loop).
     raw_arguments = True
     schema_adjustments = "none: AutoGen hands the tool's schema to the model client verbatim"
+    # AutoGen's span for an AssistantAgent's constructor (the harness builds each agent
+    # inside the run): not part of the GenAI skeleton.
+    internal_spans = ("create_agent ",)
 
     def export_tool(
         self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None

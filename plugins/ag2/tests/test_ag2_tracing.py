@@ -234,3 +234,15 @@ async def test_a_sub_agent_with_ag2_telemetry_keeps_its_chat_spans_and_gets_no_s
         await boss.ask("go")
     chats = [s for s in spans.get_finished_spans() if s.name.startswith("chat")]
     assert [_scope(s) for s in chats] == [AG2_SCOPE], "AG2's chat span of the child, no second"
+
+
+async def test_a_failed_model_call_gets_a_chat_span_with_its_error(spans: Any) -> None:
+    boss = ag2_instrument(Agent("boss", config=ScriptedConfig([])))  # no turn: the call fails
+    async with run_scope("run-failed"):
+        with pytest.raises(RuntimeError, match="no turn left"):
+            await boss.ask("go")
+    finished = list(spans.get_finished_spans())
+    [chat] = [s for s in finished if s.name.startswith("chat ")]
+    assert chat.attributes[sc.ERROR_TYPE] == "RuntimeError"
+    assert chat.status.status_code.name == "ERROR"
+    assert _parent(finished, chat).name == "invoke_agent boss"  # type: ignore[union-attr]

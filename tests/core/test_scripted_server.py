@@ -344,7 +344,6 @@ def test_a_client_that_goes_away_leaves_the_server_serving(server) -> None:
         httpx.post(f"{server.url}/chat/completions", json=body, timeout=0.05)
     answer = httpx.post(f"{server.url}/chat/completions", json=body, timeout=5)
     assert answer.json()["choices"][0]["message"]["content"] == "slow"
-    assert threading.active_count() < 50
 
 
 def test_closing_ends_answers_still_waiting_out_a_delay() -> None:

@@ -298,6 +298,9 @@ async def run_demo(
                 opinion = {"verdict": "reject", "risk": f"no opinion: {text}"}
             opinions[name] = opinion
         if not opinions:
+            found = await asyncio.to_thread(endpoint.diagnose) if where and endpoint else None
+            if found:
+                raise DemoError(found)
             said = (consult.final_text or "").strip().replace("\n", " ")[:120]
             raise DemoError(
                 f"the model {where or '(scripted)'} never called the reviewer tools "

@@ -114,6 +114,41 @@ class Endpoint:
                 return f"the endpoint {where} failed ({status}): {_first_line(cause)}"
         return None
 
+    def diagnose(self, timeout: float = 5.0) -> str | None:
+        """One line on what is wrong with the endpoint, found by listing its models
+        (``GET {base_url}/models``), for frameworks that answer a failed model call with
+        text instead of raising; None when nothing is found wrong."""
+        import json
+        import urllib.error
+        import urllib.request
+
+        request = urllib.request.Request(
+            f"{self.base_url.rstrip('/')}/models",
+            headers={"authorization": f"Bearer {self.api_key}", "api-key": self.api_key},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
+                listing = json.load(answer)
+        except urllib.error.HTTPError as exc:
+            exc.status_code = exc.code  # type: ignore[attr-defined]
+            return self.problem(exc) if exc.code in (401, 403) else None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            return (
+                f"cannot reach the model endpoint {self.base_url}: {reason}; check --base-url "
+                "and that the server is running"
+            )
+        except ValueError:
+            return None
+        models = [m.get("id") for m in listing.get("data", []) if isinstance(m, dict)]
+        if models and self.model not in models:
+            shown = ", ".join(str(m) for m in models[:8])
+            return (
+                f"the endpoint {self.base_url} does not know the model {self.model!r} "
+                f"(it lists {shown}); check --model (on Azure OpenAI: the deployment name)"
+            )
+        return None
+
     def __repr__(self) -> str:  # never print the key
         return (
             f"Endpoint(base_url={self.base_url!r}, model={self.model!r}, api={self.api!r}, "

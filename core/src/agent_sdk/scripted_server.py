@@ -188,15 +188,9 @@ class ScriptedServer:
         with self._lock:
             self.requests.append(record)
         try:
-            if self.api_key is not None:
-                given = headers.get("authorization", "").removeprefix("Bearer ").strip()
-                given = given or headers.get("api-key", "")
-                if given != self.api_key:
-                    raise RequestError(
-                        f"Incorrect API key provided: {_masked(given)}.",
-                        code="invalid_api_key",
-                        status=401,
-                    )
+            refused = self.refuse_key(headers)
+            if refused is not None:
+                raise refused
             if not isinstance(body, dict):
                 raise RequestError(
                     "We could not parse the JSON body of your request. (HINT: This likely "
@@ -244,6 +238,18 @@ class ScriptedServer:
         except RequestError as exc:
             record.status, record.error = exc.status, str(exc)
             return exc.status, exc.body, None
+
+    def refuse_key(self, headers: Mapping[str, str]) -> RequestError | None:
+        """The 401 for a request without the server's API key (None: accepted)."""
+        if self.api_key is None:
+            return None
+        given = headers.get("authorization", "").removeprefix("Bearer ").strip()
+        given = given or headers.get("api-key", "")
+        if given == self.api_key:
+            return None
+        return RequestError(
+            f"Incorrect API key provided: {_masked(given)}.", code="invalid_api_key", status=401
+        )
 
     def new_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids):06d}"
@@ -550,7 +556,12 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
-                models = sorted(server.models or {"scripted"})
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                refused = server.refuse_key(headers)
+                if refused is not None:
+                    self._json(refused.status, refused.body)
+                    return
+                models = sorted(server.models or ())  # any model is served when none is set
                 self._json(
                     200,
                     {

@@ -287,3 +287,66 @@ def test_a_native_function_span_is_pathed_like_our_tool_spans(spans: Any) -> Non
         bridge.uninstrument()
     _, seen = run_ids_and_paths(spans, "run-2")
     assert seen["execute_tool shout"] == {("run-2", "shout", 0)}
+
+
+def test_a_resumed_run_inside_a_run_scope_nests_under_the_scope(spans: Any, tmp_path: Any) -> None:
+    """The run scope stands for the run: neither the SDK trace nor its re-attachment on
+    resume adds a workflow span; both runs' agent spans hang off the scope's."""
+    from agent_sdk import DeferredApproval
+
+    spec = add_spec()
+    spec.confirm = True
+    port = DeferredApproval(tmp_path / "a.db")
+    agent = Agent(
+        name="a",
+        model=ScriptedModel([Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("2")]),
+        tools=[openai_agents_tool(spec, approval=port)],
+    )
+    bridge = instrument()
+    try:
+
+        async def main() -> Any:
+            async with run_scope("run-r", name="review"):
+                first = await Runner.run(agent, "go", run_config=RC)
+                port.resolve(port.pending()[0].id, approved=True)
+                state = first.to_state()
+                state.approve(first.interruptions[0])
+                return await Runner.run(agent, state, run_config=RC)
+
+        result = asyncio.run(main())
+    finally:
+        bridge.uninstrument()
+    assert result.final_output == "2"
+    finished = spans.get_finished_spans()
+    [scope] = [s for s in finished if s.name.startswith("invoke_workflow")]
+    assert scope.parent is None
+    agents = [s for s in finished if s.name == "invoke_agent a"]
+    assert len(agents) == 2 and all(s.parent.span_id == scope.context.span_id for s in agents)
+    assert {s.attributes[sc.RUN_ID] for s in finished} == {"run-r"}
+
+
+def test_the_harness_mirrors_the_sdk_traces_to_otel_only_while_it_runs(spans: Any) -> None:
+    """The contract harness traces every run through an exclusive bridge: the top agent's
+    invoke_agent and one chat span per model call with tokens; the user's processors see
+    nothing (nothing goes to OpenAI) and are back afterwards."""
+    from agent_sdk_openai_agents.testing import OpenAIAgentsHarness
+
+    user = Counting()
+    add_trace_processor(user)
+    harness = OpenAIAgentsHarness()
+    tool = harness.export_tool(add_spec(), executor=Executor())
+
+    async def main() -> None:
+        async with run_scope("run-h", name="review"):
+            await harness.run([tool], [Turn.call(ToolCall("add", {"a": 1, "b": 2})), Turn.say("3")])
+
+    asyncio.run(main())
+    assert user.spans == 0 and processors() == (user,)
+    finished = spans.get_finished_spans()
+    names = [s.name for s in finished]
+    assert names.count("invoke_agent orchestrator") == 1 and names.count("execute_tool add") == 1
+    chats = [s for s in finished if s.name == "chat orchestrator"]
+    assert len(chats) == 2
+    assert all(s.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == 10 for s in chats)
+    assert not any(n.startswith("invoke_workflow agent-sdk") for n in names)
+    assert {s.attributes[sc.RUN_ID] for s in finished} == {"run-h"}

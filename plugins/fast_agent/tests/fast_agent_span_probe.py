@@ -118,7 +118,12 @@ async def main(mode: str) -> dict[str, Any]:
             "parent": s.parent.span_id if s.parent else None,
             "trace": s.context.trace_id,
             "path": (s.attributes or {}).get("agent_sdk.path"),
-            "instance": (s.attributes or {}).get("agent_sdk.fast_agent.instance"),
+            "instance": (s.attributes or {}).get("agent_sdk.clone"),
+            "provider": (s.attributes or {}).get("gen_ai.provider.name"),
+            "tokens": [
+                (s.attributes or {}).get("gen_ai.usage.input_tokens"),
+                (s.attributes or {}).get("gen_ai.usage.output_tokens"),
+            ],
             "run_id": (s.attributes or {}).get("agent_sdk.run_id"),
         }
         for s in exporter.get_finished_spans()

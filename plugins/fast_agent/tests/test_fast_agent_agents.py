@@ -88,7 +88,7 @@ async def test_parallel_calls_run_as_separate_clones(app: Any, spans: Any) -> No
         template_turns = len(fa.researcher.usage_accumulator.turns)
     assert seen == {"researcher-a": ("a", False), "researcher-b": ("b", False)}
     invokes = [s for s in spans.get_finished_spans() if s.name == "invoke_agent researcher"]
-    assert sorted(s.attributes["agent_sdk.fast_agent.instance"] for s in invokes) == [
+    assert sorted(s.attributes[sc.CLONE] for s in invokes) == [
         "researcher[1]",
         "researcher[2]",
     ]

@@ -43,21 +43,28 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]
 
 
 @pytest.mark.parametrize("mode", ["host", "fast-agent"])
-def test_one_tree_with_fast_agents_generate_spans(
+def test_one_tree_with_an_agent_span_and_a_chat_span_per_model_call(
     mode: str, found: dict[str, dict[str, Any]]
 ) -> None:
+    """The orchestrated parent is agent-sdk's ``invoke_agent parent``, each clone the
+    ``invoke_agent child`` of its tool call (clone name in ``agent_sdk.clone``), every model
+    call a ``chat`` span with fast-agent's token counts; fast-agent's own per-run spans
+    (``Agent: 'child[1]' generate``) are left out, its own OTel on or off."""
     spans = found[mode]["spans"]
     by_id = {s["id"]: s for s in spans}
 
     def parent(span: dict[str, Any]) -> dict[str, Any]:
         return by_id[span["parent"]]
 
-    spans = [s for s in spans if s["name"] != "invoke_workflow solo" and "solo" not in s["name"]]
-    spans = [s for s in spans if s["path"] != "add"]  # the solo run's own tool calls
+    (root,) = [s for s in spans if s["name"] == "invoke_workflow run"]
+    spans = [s for s in spans if s["run_id"] == root["run_id"]]  # not the solo runs
     assert len({s["trace"] for s in spans}) == 1, "one run, one trace"
     names = [s["name"] for s in spans]
-    for expected in ("invoke_workflow run", "Agent: 'parent' generate"):
-        assert names.count(expected) == 1, names
+    assert not [n for n in names if n.startswith("Agent: ")], names
+    (top,) = [s for s in spans if s["name"] == "invoke_agent parent"]
+    assert parent(top) is root and top["path"] == "/" and top["provider"] == "fast-agent"
+    top_calls = [s for s in spans if s["parent"] == top["id"] and s["name"].startswith("chat ")]
+    assert len(top_calls) == 2, "the parent's two model calls"
     invokes = [s for s in spans if s["name"] == "invoke_agent child"]
     assert sorted(s["instance"] for s in invokes) == ["child[1]", "child[2]"]
     for invoke in invokes:
@@ -65,14 +72,21 @@ def test_one_tree_with_fast_agents_generate_spans(
         assert invoke["path"] == "child"
         tool_call = parent(invoke)
         assert tool_call["name"] == "execute_tool child"
-        assert parent(tool_call)["name"] == "Agent: 'parent' generate"
-        (clone_generate,) = [s for s in spans if s["parent"] == invoke["id"]]
-        assert clone_generate["name"] == f"Agent: '{invoke['instance']}' generate"
-        (leaf,) = [s for s in spans if s["parent"] == clone_generate["id"]]
-        assert leaf["name"] == "execute_tool add" and leaf["path"] == "child/add"
-    assert parent(next(s for s in spans if s["name"] == "Agent: 'parent' generate"))["name"] == (
-        "invoke_workflow run"
-    )
+        assert parent(tool_call) is top
+        under = [s for s in spans if s["parent"] == invoke["id"]]
+        assert sorted(s["name"] for s in under) == [
+            "chat agent-sdk-scripted",
+            "chat agent-sdk-scripted",
+            "execute_tool add",
+        ]
+        for span in under:
+            assert span["path"] == ("child/add" if span["name"] == "execute_tool add" else "child")
+    chats = [s for s in spans if s["name"].startswith("chat ")]
+    assert len(chats) == 6
+    for chat in chats:
+        assert chat["provider"] == "fast-agent", "the scripted model is fast-agent's"
+        assert all(isinstance(t, int) for t in chat["tokens"]), chat
+        assert chat["tokens"][0] > 0, "characters sent, as the scripted model reports them"
     if mode == "fast-agent":
         # Why the plugin leaves fast-agent's OTel off: it replaces the global propagator with
         # a TraceContext-only one, which drops the baggage carrying run id, path and budget

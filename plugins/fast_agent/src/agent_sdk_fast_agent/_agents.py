@@ -17,6 +17,7 @@ from fast_agent.mcp.prompt import Prompt
 from opentelemetry import trace
 from pydantic import BaseModel
 
+from agent_sdk import semconv as sc
 from agent_sdk.integration import (
     AgentResponse,
     AgentToolSettings,
@@ -44,6 +45,7 @@ from ._runs import (
     install_hooks,
     stop_check,
 )
+from ._tracing import trace_model_calls, without_run_spans
 
 # The core's history modes on fast-agent 0.10's Agents-as-Tools settings (history_source,
 # history_merge_target); "child" is the template agent the clones are made from.
@@ -157,6 +159,8 @@ def agent_spec(
             clone.load_message_history(base)
             meter = _Meter(clone)
             guard_arguments(clone)
+            without_run_spans(clone)  # its tool call's invoke_agent is the clone's span
+            trace_model_calls(getattr(clone, "llm", None))
             install_hooks(
                 clone, ToolRunnerHooks(before_llm_call=chain(stop_check, meter.before_llm_call))
             )
@@ -166,7 +170,7 @@ def agent_spec(
             )
             span = trace.get_current_span()
             if span.is_recording():
-                span.set_attribute("agent_sdk.fast_agent.instance", clone.name)
+                span.set_attribute(sc.CLONE, clone.name)
             prompt = request if isinstance(request, str) else json.dumps(request, sort_keys=True)
             structured: Any = None
             with use_conversation(conv), display_scope(display):

@@ -33,6 +33,7 @@ from ._context import (
     use_conversation,
 )
 from ._tools import AgentSDKTool, ToolBinding
+from ._tracing import agent_run_span, trace_model_calls, without_run_spans
 
 _STATE = "_agent_sdk_fast_agent"
 
@@ -164,6 +165,7 @@ def orchestrate(
             )
         state = _AgentState(limits, gate, display)
         agent.__dict__[_STATE] = state
+        without_run_spans(agent)
         _wrap_runs(agent, state)
         agent.run_tools = _wrap_run_tools(agent, agent.run_tools, state)
     else:
@@ -185,7 +187,9 @@ def _wrap_runs(agent: Any, state: _AgentState) -> None:
 def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
     @functools.wraps(original)
     async def run(*args: Any, **kwargs: Any) -> Any:
-        strict_arguments(getattr(agent, "llm", None))  # the LLM may have been replaced
+        llm = getattr(agent, "llm", None)  # the LLM may have been replaced
+        strict_arguments(llm)
+        trace_model_calls(llm)
         conv = current_conversation()
         with ExitStack() as stack:
             if conv is None:
@@ -194,6 +198,7 @@ def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _Ag
             stack.enter_context(display_scope(state.display))
             if current_run() is None and current_context() is None:
                 stack.enter_context(run_scope(conv.id, limits=state.limits, name=agent.name))
+            stack.enter_context(agent_run_span(agent))
             result = await original(*args, **kwargs)
             honour_cancellation(result)
             if conv.control.stop is not None:

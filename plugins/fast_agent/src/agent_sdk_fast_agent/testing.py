@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 
 SCRIPTED_MODEL = "fast-agent.agent-sdk-scripted"
 ORCHESTRATOR = "orchestrator"
+APP = "fast-agent"
+"""The harness's ``FastAgent`` app: fast-agent names its span for the whole ``fast.run()``
+after it (a framework extra, ``internal_spans``)."""
 _SCRIPTED_PROMPT = "You are a scripted test agent."
 
 _scripts: contextvars.ContextVar[Mapping[str, Sequence[Turn]] | None] = contextvars.ContextVar(
@@ -189,6 +192,7 @@ class FastAgentHarness(Harness):
     error_flag = True
     text_with_calls = True
     schema_adjustments = ""
+    internal_spans: ClassVar[tuple[str, ...]] = (APP,)
 
     def __init__(self, endpoint: Endpoint | None = None) -> None:
         super().__init__(endpoint)
@@ -236,7 +240,7 @@ class FastAgentHarness(Harness):
     async def run(
         self, tools: Sequence[Any], turns: Sequence[Turn], *, instructions: str | None = None
     ) -> RunResult:
-        fast = library_app("agent-sdk-contract")
+        fast = library_app(APP)
         model, prompt = SCRIPTED_MODEL, _SCRIPTED_PROMPT
         if self.endpoint is not None:
             model = use_endpoint(fast, self.endpoint)

@@ -36,15 +36,18 @@ class ModelCall:
     finish_reasons: Sequence[str] = field(default_factory=tuple)
 
 
-def _attributes(model: str, provider: str, server_url: str | None) -> dict[str, Any]:
+def _in_context(operation: str, provider: str, **named: str) -> dict[str, Any]:
+    """The operation's attributes, with run id and path from the current call context."""
+    attrs: dict[str, Any] = {sc.GEN_AI_OPERATION_NAME: operation, sc.GEN_AI_PROVIDER_NAME: provider}
+    attrs.update(named)
     ctx = current_context()
-    attrs: dict[str, Any] = {
-        sc.GEN_AI_OPERATION_NAME: sc.OP_CHAT,
-        sc.GEN_AI_PROVIDER_NAME: provider,
-        sc.GEN_AI_REQUEST_MODEL: model,
-    }
     if ctx is not None:
         attrs.update(_spans.base_attributes(ctx, ctx.path))
+    return attrs
+
+
+def _attributes(model: str, provider: str, server_url: str | None) -> dict[str, Any]:
+    attrs = _in_context(sc.OP_CHAT, provider, **{sc.GEN_AI_REQUEST_MODEL: model})
     if server_url:
         parts = urlsplit(server_url)
         if parts.hostname:
@@ -72,15 +75,7 @@ def agent_span(name: str, *, provider: str) -> Iterator[Span]:
     sub-agent of agent-sdk's; those have theirs)."""
 
     def attributes() -> dict[str, Any]:
-        ctx = current_context()
-        attrs: dict[str, Any] = {
-            sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_AGENT,
-            sc.GEN_AI_AGENT_NAME: name,
-            sc.GEN_AI_PROVIDER_NAME: provider,
-        }
-        if ctx is not None:
-            attrs.update(_spans.base_attributes(ctx, ctx.path))
-        return attrs
+        return _in_context(sc.OP_INVOKE_AGENT, provider, **{sc.GEN_AI_AGENT_NAME: name})
 
     with _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes) as span:
         yield span

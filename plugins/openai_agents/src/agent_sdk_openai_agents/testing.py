@@ -434,7 +434,7 @@ class OpenAIAgentsHarness(Harness):
         return RunConfig(
             trace_id=gen_trace_id(),
             tracing_disabled=not self.sdk_tracing,
-            workflow_name="agent-sdk contract",
+            workflow_name="orchestrator",  # a trace outside a run scope: no harness name
         )
 
     def _orchestrator(

@@ -91,6 +91,10 @@ def test_sdk_spans_join_our_tree(spans: Any) -> None:
     assert chat.attributes[sc.GEN_AI_PROVIDER_NAME] == "openai"
     assert chat.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == 10
     assert chat.attributes[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 5
+    [boss] = [s for s in finished if s.name == "invoke_agent boss"]
+    # its own two model calls rolled up (the child's are under agent-sdk's invoke_agent)
+    assert boss.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == 20
+    assert boss.attributes[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 10
     [child_chat] = [
         s
         for s in finished

@@ -8,7 +8,8 @@ OpenTelemetry, in the same tree as agent-sdk's spans:
   run started (the application's span); inside an agent-sdk ``run_scope`` it adds no span
   (the scope's ``invoke_workflow`` stands for the run) and its spans nest under the span
   current when the run started;
-- agent spans become ``invoke_agent {agent}`` (with ``gen_ai.provider.name``), turn spans
+- agent spans become ``invoke_agent {agent}`` (with ``gen_ai.provider.name`` and the tokens
+  of the agent's own model calls, rolled up), turn spans
   ``turn {n}``, generation and response spans ``chat {model}`` (client spans with the
   request and response model, response id and the call's tokens), function spans
   ``execute_tool {tool}``, handoff, guardrail, custom and MCP spans ``{type} {name}``;
@@ -111,6 +112,7 @@ class _Record:
     otel: otel_trace.Span | None = None
     claimed_by_tool: bool = False
     attributes: dict[str, Any] = field(default_factory=dict)
+    tokens: list[int] = field(default_factory=lambda: [0, 0])  # an agent's model calls'
 
 
 def _current_otel_span() -> otel_trace.Span:
@@ -316,6 +318,11 @@ class OpenTelemetryBridge(TracingProcessor):
                 otel = record.otel
                 assert otel is not None
                 name, attrs = _describe(span)
+                if span.span_data.type in _MODEL_CALLS:
+                    self._roll_up(span, attrs)
+                elif span.span_data.type == "agent" and any(record.tokens):
+                    attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = record.tokens[0]
+                    attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = record.tokens[1]
                 if name != getattr(otel, "name", name):
                     otel.update_name(name)  # a response span names its model at the end
                 for key, value in attrs.items():
@@ -332,6 +339,15 @@ class OpenTelemetryBridge(TracingProcessor):
                     self._roots.pop(span.trace_id, None)
                     if root.owned:
                         self._end(root.span, _ns(span.ended_at))
+
+    def _roll_up(self, span: Span[Any], attrs: dict[str, Any]) -> None:
+        """Add a model call's tokens to its agent's (the nearest agent span above it)."""
+        record = self._records.get(span.parent_id or "")
+        while record is not None and record.sdk.span_data.type != "agent":
+            record = self._records.get(record.sdk.parent_id or "")
+        if record is not None and not record.dropped:
+            record.tokens[0] += int(attrs.get(sc.GEN_AI_USAGE_INPUT_TOKENS) or 0)
+            record.tokens[1] += int(attrs.get(sc.GEN_AI_USAGE_OUTPUT_TOKENS) or 0)
 
     # -- the link with agent-sdk's own spans --------------------------------------------
     def claim_tool_span(self, sdk_span: Span[Any] | None) -> otel_trace.Span | None:

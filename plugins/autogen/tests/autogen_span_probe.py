@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 from autogen_core.tools import FunctionTool
 from opentelemetry import trace
@@ -77,7 +78,25 @@ async def main() -> None:
         await autogen_run(boss, task="go")
 
 
-asyncio.run(main())
+async def team() -> None:
+    """``probe team``: a round-robin team run with AutoGen's own run(), after autogen_prepare."""
+    from autogen_agentchat.conditions import MaxMessageTermination
+    from autogen_agentchat.teams import RoundRobinGroupChat
+
+    from agent_sdk_autogen import autogen_prepare
+
+    members = [
+        scripted_agent("alice", [Turn.say("hi bob")]),
+        scripted_agent("bob", [Turn.say("hi")]),
+    ]
+    chat = autogen_prepare(
+        RoundRobinGroupChat(members, termination_condition=MaxMessageTermination(3))
+    )
+    async with run_scope("run-team", name="team"):
+        await chat.run(task="talk")
+
+
+asyncio.run(team() if sys.argv[1:] == ["team"] else main())
 spans = []
 for s in exporter.get_finished_spans():
     spans.append(

@@ -22,13 +22,21 @@ import pytest
 PROBE = Path(__file__).with_name("autogen_span_probe.py")
 
 
-@pytest.fixture(scope="module")
-def spans() -> list[dict[str, Any]]:
+def _probe(*args: str) -> list[dict[str, Any]]:
     done = subprocess.run(
-        [sys.executable, str(PROBE)], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, str(PROBE), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def spans() -> list[dict[str, Any]]:
+    return _probe()
 
 
 def _by_id(spans: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
@@ -133,6 +141,22 @@ def test_autogens_agent_span_gets_the_provider_and_its_tokens(
         for s in spans
         if s["name"].startswith("create_agent ")
     )
+
+
+def test_each_team_member_turn_is_autogens_invoke_agent_with_its_chat_span() -> None:
+    spans = _probe("team")
+    turns = [s for s in spans if s["name"] in ("invoke_agent alice", "invoke_agent bob")]
+    assert sorted(s["name"] for s in turns) == ["invoke_agent alice", "invoke_agent bob"]
+    for turn in turns:
+        attrs = turn["attributes"]
+        assert turn["scope"] == "autogen-core" and attrs["gen_ai.provider.name"] == "autogen"
+        (chat,) = _chats_under(spans, turn)
+        assert chat["attributes"]["agent_sdk.run_id"] == "run-team"
+        assert chat["attributes"]["gen_ai.usage.output_tokens"] > 0
+        assert (
+            attrs["gen_ai.usage.output_tokens"] == chat["attributes"]["gen_ai.usage.output_tokens"]
+        )
+    assert len([s for s in spans if s["name"].startswith("chat ")]) == 2
 
 
 # -- in process, on agent-sdk's own provider (AutoGen's spans go to the unset global one) ----

@@ -192,8 +192,8 @@ def check_plugin(target: Target, core_wheel: Path, work: Path) -> Target:
         target.pip_check_otel = pip_check(bin_dir)
         if target.pip_check != "ok":
             target.problems.append(f"pip check: {target.pip_check}")
-        # Known and open (issue 18): agent-sdk[otel] added afterwards breaks pip check with
-        # autogen (protobuf) and fast-agent (its exporter pin). Reported, not fatal.
+        if target.pip_check_otel != "ok":
+            target.problems.append(f"pip check after agent-sdk[otel]: {target.pip_check_otel}")
     except Failed as exc:
         target.problems.append(str(exc))
     return target
@@ -243,7 +243,7 @@ def py310_tests(core_wheel: Path, template_wheel: Path, work: Path) -> list[str]
     wanted = {"pytest", "pytest-asyncio", "pytest-reportlog", "openai", "httpx", "pyyaml"}
     pinned = [p for p in pins if p.split("==")[0].lower() in wanted]
     try:
-        pip_install(bin_dir, f"{core_wheel}[otel]", str(template_wheel), *pinned, *PY310_PINS)
+        pip_install(bin_dir, f"{core_wheel}[otel-grpc]", str(template_wheel), *pinned, *PY310_PINS)
     except Failed as exc:
         return [f"Python 3.10 venv: {exc}"]
     deselect = [a for test in PY310_DESELECT for a in ("--deselect", test)]

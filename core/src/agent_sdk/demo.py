@@ -263,15 +263,22 @@ def _result_for(result: RunResult, name: str) -> str | None:
 
 
 async def run_demo(
-    integration: Integration,
+    integration: Integration | None,
     *,
     approve: str = "auto",
     out: Callable[[str], None] = print,
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
     endpoint: Endpoint | None = None,
+    harness: Harness | None = None,
 ) -> dict[str, Any]:
-    harness = load_demo_harness(integration, endpoint)
+    """Run the hierarchy; ``harness`` (already built, e.g. by the contract kit) replaces the
+    integration's own."""
+    if harness is None:
+        if integration is None:
+            raise DemoError("run_demo needs an integration or a harness")
+        harness = load_demo_harness(integration, endpoint)
+    endpoint = endpoint if endpoint is not None else harness.endpoint
     reviewers = build_reviewers(harness)
     sent: list[dict[str, str]] = []
     port = approval_port(approve, stdin=stdin, stdout=stdout)
@@ -315,7 +322,7 @@ async def run_demo(
         final = await _orchestrate(harness, [send], _send_turns(verdict), _send_prompt(verdict))
         notice = _result_for(final, "send_verdict") or "(the model never called send_verdict)"
     return {
-        "framework": integration.name,
+        "framework": integration.name if integration is not None else harness.integration,
         "run_id": run.run_id,
         "opinions": opinions,
         "verdict": verdict,

@@ -113,7 +113,8 @@ def _otlp_exporter(endpoint: str | None, protocol: str) -> Any:
         )
     except ImportError as exc:  # pragma: no cover
         raise ConfigurationError(
-            f"the OTLP {protocol} exporter is not installed: pip install 'agent-sdk[otel]'"
+            f"the OTLP {protocol} exporter is not installed: pip install "
+            f"'agent-sdk[{'otel-grpc' if protocol == 'grpc' else 'otel'}]'"
         ) from exc
     if endpoint is None:
         return HTTPExporter()

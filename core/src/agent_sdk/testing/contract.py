@@ -909,21 +909,9 @@ class ContractSuite:
         self, harness: Harness, tmp_path: Path
     ) -> None:
         from agent_sdk.testing.skeleton import REVIEWERS, difference, from_jaeger
-        from agent_sdk.trace_file import load_trace_file
 
-        trace = tmp_path / "trace.json"
-        command = [sys.executable, "-m", "agent_sdk", "demo", "--framework", harness.integration]
-        command += ["--trace-file", str(trace)]
-        endpoint = harness.endpoint
-        if endpoint is None:
-            command.append("--in-process")
-        else:
-            command += ["--api", endpoint.api] + (["--stream"] if endpoint.stream else [])
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        roots = from_jaeger(load_trace_file(trace), harness.internal_spans)
+        traces = _demo_trace(harness, tmp_path)
+        roots = from_jaeger(traces, harness.internal_spans)
         assert len(roots) == 1, f"one tree, {len(roots)} roots: {[r.name for r in roots]}"
         diff = difference(REVIEWERS, roots[0])
         assert diff is None, f"the trace skeleton differs from the reference\n{diff}"
@@ -935,13 +923,77 @@ class ContractSuite:
             operation = attrs.get(sc.GEN_AI_OPERATION_NAME)
             missing = sc.REQUIRED.get(str(operation), frozenset()) - attrs.keys()
             assert not missing, f"{node.name}: required attributes missing: {sorted(missing)}"
-            if operation == sc.OP_CHAT and endpoint is not None:
+            if operation == sc.OP_CHAT and harness.endpoint is not None:
                 tokens = (
                     attrs.get(sc.GEN_AI_USAGE_INPUT_TOKENS),
                     attrs.get(sc.GEN_AI_USAGE_OUTPUT_TOKENS),
                 )
                 assert all(isinstance(t, int) and t > 0 for t in tokens), f"{node.name}: {tokens}"
         assert len(run_ids) == 1, f"one run id on every span: {run_ids}"
+
+
+def _installed_harness(harness: Harness) -> bool:
+    """The harness is exactly the one an installed plugin names (not a subclass, not a
+    plugin registered in this process only)."""
+    import importlib.metadata as md
+
+    from agent_sdk.integration import get_integration
+    from agent_sdk.plugins import ENTRY_POINT_GROUP
+
+    try:
+        integration = get_integration(harness.integration)
+    except Exception:
+        return False
+    cls = type(harness)
+    installed = {
+        ep.value.split(":")[0].split(".")[0] for ep in md.entry_points(group=ENTRY_POINT_GROUP)
+    }
+    return (
+        integration.harness == f"{cls.__module__}:{cls.__qualname__}"
+        and cls.__module__.split(".")[0] in installed
+    )
+
+
+def _demo_trace(harness: Harness, tmp_path: Path) -> list[Any]:
+    """The Jaeger traces of ``agent-sdk demo`` run through ``harness``: in a fresh process for
+    an installed plugin's own harness (the framework's spans go to the global provider the
+    demo sets), else in this process with agent-sdk's tracer."""
+    from agent_sdk.trace_file import load_trace_file
+
+    trace = tmp_path / "trace.json"
+    endpoint = harness.endpoint
+    if _installed_harness(harness):
+        command = [sys.executable, "-m", "agent_sdk", "demo", "--framework", harness.integration]
+        command += ["--trace-file", str(trace)]
+        if endpoint is None:
+            command.append("--in-process")
+        else:
+            command += ["--api", endpoint.api] + (["--stream"] if endpoint.stream else [])
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return load_trace_file(trace)
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agent_sdk.demo import run_demo
+    from agent_sdk.run_spans import RunSpanProcessor
+    from agent_sdk.trace_file import _jaeger_span
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(RunSpanProcessor())
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    use_tracer_provider(provider)
+    try:
+        run(run_demo(None, harness=harness))
+    finally:
+        use_tracer_provider(None)
+        provider.shutdown()
+    spans = exporter.get_finished_spans()
+    return [{"spans": [_jaeger_span(s, format(s.context.trace_id, "032x")) for s in spans]}]
 
 
 def _tool_name(harness: Harness, tool: Any) -> str:

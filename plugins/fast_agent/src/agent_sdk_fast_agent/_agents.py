@@ -17,7 +17,6 @@ from fast_agent.mcp.prompt import Prompt
 from opentelemetry import trace
 from pydantic import BaseModel
 
-from agent_sdk import semconv as sc
 from agent_sdk.integration import (
     AgentResponse,
     AgentToolSettings,
@@ -29,6 +28,7 @@ from agent_sdk.integration import (
     Usage,
     note_usage,
 )
+from agent_sdk.integration import semconv as sc
 
 from ._context import (
     Conversation,

@@ -134,9 +134,14 @@ if __name__ == "__main__":
         names = [s["operationName"] for s in spans]
         assert len(traces) == 1, "one run, one trace"
         assert names.count("invoke_agent security_review") == 1
-        assert sum(n.startswith("invoke_agent ") for n in names) == 3
+        assert sum(n.startswith("invoke_agent ") for n in names) == 4  # the lead and three
         assert names.count("execute_tool lookup_cve") == 1
-        reviews = [s for s in spans if s["operationName"].startswith("invoke_agent ")]
+        reviews = [
+            s
+            for s in spans
+            if s["operationName"].startswith("invoke_agent ")
+            and s["operationName"] != "invoke_agent lead"
+        ]
         last_start = max(s["startTime"] for s in reviews)
         first_end = min(s["startTime"] + s["duration"] for s in reviews)
         assert last_start < first_end, "the three reviewers ran at the same time"

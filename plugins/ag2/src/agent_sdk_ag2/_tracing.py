@@ -71,8 +71,8 @@ class _Spans(BaseMiddleware):
         self, call_next: LLMCall, events: Sequence[BaseEvent], context: Any
     ) -> ModelResponse:
         config = self._owner.agent.config
-        model = str(getattr(config, "model", None) or "")
-        server_url = getattr(config, "base_url", None)
+        model = str(_setting(config, "model") or "")
+        server_url = _setting(config, "base_url")
         server_url = str(server_url) if server_url else None
         start = time.time_ns()
         try:
@@ -102,6 +102,14 @@ class _Spans(BaseMiddleware):
             server_url=server_url,
         )
         return response
+
+
+def _setting(config: Any, name: str) -> Any:
+    """A config setting, or None: some configs raise instead (AG2's TestConfig.model)."""
+    try:
+        return getattr(config, name, None)
+    except Exception:
+        return None
 
 
 def instrument(agent: Agent) -> Agent:

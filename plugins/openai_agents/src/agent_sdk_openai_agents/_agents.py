@@ -238,34 +238,28 @@ def agent_spec(
                 )
         counter = [0]
         config = _counting_config(config, counter)
+        given: Any  # a restored RunState or the prompt
         if resume is not None:
             before = dataclasses.replace(resume._context.usage) if resume._context else None
-            # The restored state holds a copy of the app context: run with the live one.
-            result = await _run_child(
-                agent,
-                resume,
-                context=app_context,
-                run_config=config,
-                max_turns=_turns(max_turns),
-                on_stream=on_stream,
-                tool_call=tool_call,
-            )
             prompt = None
+            runner, given = agent, resume
         else:
             before = None
             prompt = (
                 request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
             )
-            child = fresh_child(agent)  # a fresh child per call: parallel calls share nothing
-            result = await _run_child(
-                child,
-                prompt,
-                context=app_context,
-                run_config=config,
-                max_turns=_turns(max_turns),
-                on_stream=on_stream,
-                tool_call=tool_call,
-            )
+            # A fresh child per call: parallel calls share nothing.
+            runner, given = fresh_child(agent), prompt
+        # A restored state holds a copy of the app context: run with the live one.
+        result = await _run_child(
+            runner,
+            given,
+            context=app_context,
+            run_config=config,
+            max_turns=_turns(max_turns),
+            on_stream=on_stream,
+            tool_call=tool_call,
+        )
         if result.interruptions and tool_call is not None:
             # Child approvals surface in the parent's interruptions (the SDK's nested-run
             # bookkeeping, as Agent.as_tool uses it); approving them there resumes the child.

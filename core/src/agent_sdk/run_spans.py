@@ -16,6 +16,7 @@ from typing import Any
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from agent_sdk import semconv as sc
+from agent_sdk._spans import base_attributes
 from agent_sdk.context import current_context
 from agent_sdk.run import RUN_VAR
 
@@ -30,11 +31,9 @@ class RunSpanProcessor(SpanProcessor):
         attributes = span.attributes or {}
         if sc.RUN_ID in attributes:
             return  # one of ours, or stamped already
-        span.set_attribute(sc.RUN_ID, ctx.run_id)
-        span.set_attribute(sc.PATH, "/".join(ctx.path) or sc.ROOT_PATH)
-        span.set_attribute(sc.DEPTH, len(ctx.path))
-        if ctx.thread_id and sc.GEN_AI_CONVERSATION_ID not in attributes:
-            span.set_attribute(sc.GEN_AI_CONVERSATION_ID, ctx.thread_id)
+        for key, value in base_attributes(ctx, ctx.path).items():
+            if key not in attributes:  # a conversation id the framework set stays its own
+                span.set_attribute(key, value)
 
     def on_end(self, span: ReadableSpan) -> None:
         pass

@@ -311,6 +311,45 @@ def test_fan_out_reports_errors_by_name_and_bounds_parallelism():
         asyncio.run(fan_out({}, max_parallel=0))
 
 
+@pytest.mark.parametrize("max_parallel", [None, 3], ids=["uncapped", "capped"])
+def test_fan_out_reports_errors_by_name_on_both_paths(max_parallel):
+    # Uncapped without a timeout, fan_out gathers the calls themselves (no wrapper per call);
+    # capped, each call runs in a wrapper holding the semaphore. The report is the same.
+    async def ok(v):
+        await asyncio.sleep(0)
+        return v
+
+    async def bad(i):
+        raise ValueError(f"reviewer {i} crashed")
+
+    def broken_factory():
+        raise KeyError("no such reviewer")
+
+    calls = {f"r{i}": (lambda i=i: bad(i) if i % 3 == 0 else ok(i)) for i in range(7)}
+    calls["typo"] = broken_factory  # fails before it gives an awaitable
+    result = asyncio.run(fan_out(calls, max_parallel=max_parallel))
+    assert result.results == {f"r{i}": i for i in range(7) if i % 3}
+    assert list(result.errors) == ["r0", "r3", "r6", "typo"]
+    assert isinstance(result.errors["typo"], KeyError)
+    assert str(result.errors["r3"]) == "reviewer 3 crashed" and not result.complete
+
+
+def test_fan_out_raises_a_call_cancelled_from_inside_once_the_others_have_ended():
+    ended: list[str] = []
+
+    async def cancelled():
+        raise asyncio.CancelledError
+
+    async def slow():
+        await asyncio.sleep(0.01)
+        ended.append("slow")
+        return "done"
+
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(fan_out({"gone": cancelled, "slow": slow}))
+    assert ended == ["slow"]  # not left running behind the caller
+
+
 def test_fan_out_lists_timeouts_and_results_in_the_order_of_the_calls():
     # Children that give up on their own (TimeoutError) count as timed out; the later-listed
     # ones give up first, yet the report follows the caller's order, as do the results.

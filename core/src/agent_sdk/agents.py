@@ -23,9 +23,9 @@ from agent_sdk.extraction import AgentResponse, ReturnMode, Usage
 from agent_sdk.names import model_name
 from agent_sdk.output_modes import check_return_mode, extract
 from agent_sdk.run import (
-    METER_VAR,
-    PENDING_VAR,
+    CHILD_VAR,
     RUN_VAR,
+    ChildFrame,
     HierarchyLimits,
     RunState,
     refusing_detached,
@@ -202,7 +202,7 @@ async def call_agent(
         )
     outcome = "error"
     usage: Usage | None = None
-    meter = Usage()
+    frame = ChildFrame()
     semaphore = run.semaphore(parent.path)
     try:
         if semaphore is not None:
@@ -210,11 +210,9 @@ async def call_agent(
         try:
             with _agent_span(parent, path, name, provider) as span:
                 run.active += 1
-                meter_token = METER_VAR.set(meter)
                 try:
-                    response = await _invoke_child(invoke, request, child, wait, name)
+                    response = await _invoke_child(invoke, request, child, wait, name, frame)
                 finally:
-                    METER_VAR.reset(meter_token)
                     run.active -= 1
                 usage = response.usage
                 if not usage.input_chars:
@@ -238,6 +236,7 @@ async def call_agent(
         raise
     finally:
         if usage is None:  # failed, timed out or cancelled: charge what it was seen using
+            meter = frame.meter
             usage = Usage(
                 input_tokens=meter.input_tokens,
                 output_tokens=meter.output_tokens,
@@ -263,22 +262,25 @@ async def call_agent(
 def _agent_span(
     parent: CallContext, path: tuple[str, ...], name: str, provider: str
 ) -> AbstractContextManager[Span]:
-    def attributes() -> dict[str, Any]:
-        attrs = _spans.base_attributes(parent, path)
-        attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
-        attrs[sc.GEN_AI_AGENT_NAME] = name
-        attrs[sc.GEN_AI_PROVIDER_NAME] = provider
-        attrs[sc.DEPTH] = len(path)
-        return attrs
-
-    return _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes)
+    if not _spans.tracing_enabled():
+        return _spans.NO_SPAN
+    attrs = _spans.base_attributes(parent, path)
+    attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
+    attrs[sc.GEN_AI_AGENT_NAME] = name
+    attrs[sc.GEN_AI_PROVIDER_NAME] = provider
+    attrs[sc.DEPTH] = len(path)
+    return _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attrs)
 
 
 async def _invoke_child(
-    invoke: Invoke, request: Any, child: CallContext, wait: float | None, name: str
+    invoke: Invoke,
+    request: Any,
+    child: CallContext,
+    wait: float | None,
+    name: str,
+    frame: ChildFrame,
 ) -> AgentResponse:
-    sink: list[str] = []
-    sink_token = PENDING_VAR.set(sink)
+    frame_token = CHILD_VAR.set(frame)
     try:
         with use_context(child):
             if wait is None:
@@ -299,14 +301,14 @@ async def _invoke_child(
                         ) from None
                     raise
     finally:
-        PENDING_VAR.reset(sink_token)
+        CHILD_VAR.reset(frame_token)
     if not isinstance(response, AgentResponse):
         raise ToolError(
             ErrorKind.TOOL_FAILED,
             f"sub-agent '{name}' returned {type(response).__name__}, not an AgentResponse",
             tool=name,
         )
-    for approval_id in sink:
+    for approval_id in frame.pending:
         if approval_id not in response.pending_approvals:
             response.pending_approvals.append(approval_id)
     return response
@@ -343,31 +345,52 @@ async def fan_out(
     """
     if max_parallel is not None and max_parallel < 1:
         raise ConfigurationError("max_parallel must be at least 1")
+    if timeout is None and not max_parallel:  # no wrapper coroutine per call
+        outcomes = await asyncio.gather(*map(_started, calls.values()), return_exceptions=True)
+        return _sorted_out(calls, outcomes)
     semaphore = asyncio.Semaphore(max_parallel) if max_parallel else None
+
+    async def one(factory: Callable[[], Awaitable[Any]]) -> Any:
+        if semaphore is None:
+            return await (factory() if timeout is None else wait_for(factory(), timeout))
+        async with semaphore:
+            return await (factory() if timeout is None else wait_for(factory(), timeout))
+
+    outcomes = await asyncio.gather(*(one(f) for f in calls.values()), return_exceptions=True)
+    return _sorted_out(calls, outcomes)
+
+
+def _started(factory: Callable[[], Awaitable[Any]]) -> Awaitable[Any]:
+    """``factory()``, or a failed future if calling it raised: its error is reported by
+    name like any other."""
+    try:
+        return factory()
+    except Exception as exc:
+        failed = asyncio.get_running_loop().create_future()
+        failed.set_exception(exc)
+        return failed
+
+
+def _sorted_out(calls: Mapping[str, Any], outcomes: list[Any]) -> FanOutResult:
+    """Results, timeouts and errors by name, in the order of ``calls``, from
+    ``gather(..., return_exceptions=True)``. A call cancelled from inside (the others went
+    on) cancels fan_out too, once all have ended: nothing is left running."""
     results: dict[str, Any] = {}
     timed_out: list[str] = []
     errors: dict[str, BaseException] = {}
-
-    async def one(name: str, factory: Callable[[], Awaitable[Any]]) -> None:
-        if semaphore is not None:
-            await semaphore.acquire()
-        try:
-            if timeout is None:
-                results[name] = await factory()
-            else:
-                results[name] = await wait_for(factory(), timeout)
-        except TimeoutError:
+    cancelled: BaseException | None = None
+    for name, outcome in zip(calls, outcomes, strict=True):
+        if not isinstance(outcome, BaseException):
+            results[name] = outcome
+        elif isinstance(outcome, TimeoutError):
             timed_out.append(name)
-        except Exception as exc:
-            errors[name] = exc
-        finally:
-            if semaphore is not None:
-                semaphore.release()
-
-    await asyncio.gather(*(one(n, f) for n, f in calls.items()))
-    position = {name: i for i, name in enumerate(calls)}
-    timed_out.sort(key=position.__getitem__)
-    return FanOutResult({n: results[n] for n in calls if n in results}, timed_out, errors)
+        elif isinstance(outcome, Exception):
+            errors[name] = outcome
+        elif cancelled is None:
+            cancelled = outcome
+    if cancelled is not None:
+        raise cancelled
+    return FanOutResult(results, timed_out, errors)
 
 
 # -- history --------------------------------------------------------------------------------

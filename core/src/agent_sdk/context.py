@@ -6,6 +6,7 @@ import contextvars
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -15,6 +16,10 @@ if TYPE_CHECKING:
 def new_id(prefix: str) -> str:
     """``prefix_`` and 128 random bits in hex (as a uuid4's hex, at a fifth of the cost)."""
     return f"{prefix}_{os.urandom(16).hex()}"
+
+
+NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+"""The ``extra`` of a context given none: one shared, read-only empty mapping."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +36,7 @@ class CallContext:
     call_id: str | None = None
     path: tuple[str, ...] = ()
     approval: ApprovalToken | None = field(default=None, repr=False)
-    extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    extra: Mapping[str, Any] = field(default=NO_EXTRA, repr=False)
 
     @property
     def depth(self) -> int:

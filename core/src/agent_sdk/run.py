@@ -216,17 +216,22 @@ def bind_call(
     )
 
 
-# Approvals a sub-agent's tools are waiting on, collected while the sub-agent runs so that
-# extraction can surface them whatever the framework does with the tool's result.
-PENDING_VAR: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
-    "agent_sdk_pending_approvals", default=None
-)
+class ChildFrame:
+    """What one running sub-agent collects for its caller, in one contextvar (``CHILD_VAR``):
+    the usage its plugin has seen so far (``note_usage``; charged if the child fails or
+    times out before it can return an AgentResponse), and the approvals its tools are
+    waiting on (``note_pending_approval``; extraction surfaces them whatever the framework
+    does with the tool's result)."""
+
+    __slots__ = ("meter", "pending")
+
+    def __init__(self) -> None:
+        self.meter = Usage()
+        self.pending: list[str] = []
 
 
-# What the running sub-agent's plugin has seen it use so far (``note_usage``): charged if the
-# child fails or times out before it can return an AgentResponse.
-METER_VAR: contextvars.ContextVar[Usage | None] = contextvars.ContextVar(
-    "agent_sdk_child_usage", default=None
+CHILD_VAR: contextvars.ContextVar[ChildFrame | None] = contextvars.ContextVar(
+    "agent_sdk_child", default=None
 )
 
 
@@ -235,16 +240,16 @@ def note_usage(usage: Usage) -> None:
 
     On success the child's ``AgentResponse.usage`` is charged; if it fails, times out or is
     cancelled, what was noted here is (at least one call: it started)."""
-    meter = METER_VAR.get()
-    if meter is not None:
-        meter.add(usage)
+    frame = CHILD_VAR.get()
+    if frame is not None:
+        frame.meter.add(usage)
 
 
 def note_pending_approval(approval_id: str) -> None:
     """Record that a tool in the running sub-agent is waiting for ``approval_id``."""
-    sink = PENDING_VAR.get()
-    if sink is not None and approval_id not in sink:
-        sink.append(approval_id)
+    frame = CHILD_VAR.get()
+    if frame is not None and approval_id not in frame.pending:
+        frame.pending.append(approval_id)
 
 
 class run_scope:

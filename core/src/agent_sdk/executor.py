@@ -109,7 +109,8 @@ class Executor:
             return attrs
 
         with _spans.span(f"execute_tool {spec.name}", attributes=attributes) as span:
-            if _spans.content_captured() and span.is_recording():
+            capture = span.is_recording() and _spans.content_captured()
+            if capture:
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_ARGUMENTS, _as_text(arguments))
             token: ApprovalToken | None = None
             try:
@@ -145,7 +146,7 @@ class Executor:
                 if token is not None:
                     self.authority.discard(token)
             _spans.mark_ok(span)
-            if _spans.content_captured() and span.is_recording():
+            if capture:
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_RESULT, text)
             return ToolOutcome(spec.name, text, value=value)
 

@@ -33,6 +33,7 @@ from pydantic import BaseModel
 
 from agent_sdk import semconv
 from agent_sdk._spans import tracer as get_tracer
+from agent_sdk._spans import tracing_enabled
 from agent_sdk.agents import (
     HISTORY_MODES,
     AgentRequest,
@@ -527,5 +528,6 @@ __all__ = [
     "semconv",
     "tool_error",
     "tool_name_from",
+    "tracing_enabled",
     "use_context",
 ]

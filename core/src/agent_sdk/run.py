@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
-from agent_sdk.context import CallContext, current_context, new_id, use_context
+from agent_sdk.context import NO_EXTRA, CallContext, current_context, new_id, use_context
 from agent_sdk.errors import ConfigurationError
 from agent_sdk.extraction import Usage
 
@@ -212,7 +212,7 @@ def bind_call(
         thread_id=thread_id or conversation_id,
         call_id=call_id,
         path=parent.path if parent is not None else (),
-        extra=dict(extra or {}),
+        extra=dict(extra) if extra else NO_EXTRA,
     )
 
 

@@ -57,19 +57,31 @@ def _problem(value: Any, *, values: bool) -> str | None:
     text, as when a framework parsed the arguments itself) and lone surrogates."""
     size = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
+    push, pop = stack.append, stack.pop
     while stack:
-        item, depth = stack.pop()
+        item, depth = pop()
         kind = type(item)
         if kind is dict or (kind is not str and isinstance(item, Mapping)):
-            if depth >= MAX_ARGUMENT_DEPTH and item:
+            if not item:
+                continue
+            if depth >= MAX_ARGUMENT_DEPTH:
                 return f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
-            stack.extend((v, depth + 1) for v in item.values())
+            inner = depth + 1
+            for child in item.values():
+                if type(child) not in _PLAIN:  # ints, bools and None need no look
+                    push((child, inner))
             if values:
-                stack.extend((k, depth + 1) for k in item)
+                for key in item:
+                    push((key, inner))
         elif kind is list or kind is tuple:
-            if depth >= MAX_ARGUMENT_DEPTH and item:
+            if not item:
+                continue
+            if depth >= MAX_ARGUMENT_DEPTH:
                 return f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
-            stack.extend((v, depth + 1) for v in item)
+            inner = depth + 1
+            for child in item:
+                if type(child) not in _PLAIN:
+                    push((child, inner))
         elif not values:
             continue
         elif kind is str:
@@ -84,6 +96,9 @@ def _problem(value: Any, *, values: bool) -> str | None:
         elif kind is float and not math.isfinite(item):
             return f"{item} is not allowed"
     return None
+
+
+_PLAIN: frozenset[type] = frozenset({int, bool, type(None)})
 
 
 def unbindable_fields(model: type[BaseModel], prefix: str = "") -> list[str]:

@@ -26,7 +26,7 @@ from ag2.events import BaseEvent, ModelResponse
 from ag2.middleware import BaseMiddleware
 from ag2.middleware.base import AgentTurn, LLMCall
 
-from agent_sdk.integration import Usage, agent_span, record_model_call
+from agent_sdk.integration import Usage, agent_span, record_model_call, tracing_enabled
 
 PROVIDER = "ag2"
 """``gen_ai.provider.name`` of the agent spans, and of chat spans whose client names no
@@ -70,6 +70,8 @@ class _Spans(BaseMiddleware):
     async def on_llm_call(
         self, call_next: LLMCall, events: Sequence[BaseEvent], context: Any
     ) -> ModelResponse:
+        if not tracing_enabled():
+            return await call_next(events, context)
         config = self._owner.agent.config
         model = str(_setting(config, "model") or "")
         server_url = _setting(config, "base_url")

@@ -31,7 +31,7 @@ from fast_agent.llm.request_params import RequestParams
 from opentelemetry import trace
 from opentelemetry.trace import Span, Tracer
 
-from agent_sdk.integration import ModelCall, Usage, agent_span, model_call
+from agent_sdk.integration import ModelCall, Usage, agent_span, model_call, tracing_enabled
 
 PROVIDER = "fast-agent"
 """``gen_ai.provider.name`` of the agent spans (the framework); chat spans name the model's
@@ -142,7 +142,7 @@ def _traced(llm: Any, original: Callable[..., Awaitable[Any]]) -> Any:
     @functools.wraps(original)
     async def call(*args: Any, **kwargs: Any) -> Any:
         # The structured variants call the plain one on some providers: one span, outermost.
-        if _in_model_call.get() is llm:
+        if _in_model_call.get() is llm or not tracing_enabled():
             return await original(*args, **kwargs)
         token = _in_model_call.set(llm)
         try:
@@ -178,7 +178,8 @@ def _server(llm: Any) -> str | None:
 
 
 def _fill(report: ModelCall, accumulator: Any, first: int, result: Any) -> None:
-    turns = list(getattr(accumulator, "turns", None) or [])[first:]
+    # Only this call's turns (the accumulator keeps every turn of the agent's life).
+    turns = (getattr(accumulator, "turns", None) or [])[first:]
     if turns:
         report.usage = Usage(
             input_tokens=sum(getattr(t.prompt, "total", 0) or 0 for t in turns),

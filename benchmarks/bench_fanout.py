@@ -71,11 +71,7 @@ class FrameworkFanOut:
         for n in sorted({1, 2, *sizes}):
             calls = [ToolCall("child", {"request": f"item {i}"}, id=f"call_{i}") for i in range(n)]
             turns = [Turn.call(*calls), Turn.say("done")]
-            if framework == "fast-agent":
-                runner = self.driver.runner([tool], turns, instrumented=True)  # type: ignore[call-arg]
-            else:
-                runner = self.driver.runner([tool], turns)
-            self.runners[n] = runner
+            self.runners[n] = self.driver.runner([tool], turns, instrumented=True)
             native_calls = [native.call(f"item {i}", f"call_{i}") for i in range(n)]
             self.native_runners[n] = self.driver.runner(
                 [native.tool], [Turn.call(*native_calls), Turn.say("done")]

@@ -21,6 +21,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 
+from agent_sdk.run_spans import RunSpanProcessor
 from agent_sdk.tracing import use_tracer_provider
 
 MODES = ("noop", "sampled-off", "batch")
@@ -29,8 +30,9 @@ MODES = ("noop", "sampled-off", "batch")
 - ``noop``: no SDK provider (opentelemetry-api only, the ProxyTracer gives non-recording
   spans). This is what a user who never calls ``configure_tracing`` gets: tracing off.
 - ``sampled-off``: an SDK ``TracerProvider`` with the ALWAYS_OFF sampler.
-- ``batch``: an SDK ``TracerProvider`` + ``BatchSpanProcessor`` + an exporter that drops
-  every batch (all the SDK's work, no I/O).
+- ``batch``: an SDK ``TracerProvider`` with what ``configure_tracing`` adds
+  (``RunSpanProcessor``, then ``BatchSpanProcessor``) + an exporter that drops every batch
+  (all the SDK's work, no I/O).
 
 Only agent-sdk's spans are switched (``use_tracer_provider``, never the global provider),
 so the frameworks' own tracing stays as it is for the native and our variants alike.
@@ -58,6 +60,7 @@ class Tracing:
         self.exporter = DropExporter()
         self.sampled_off = TracerProvider(sampler=ALWAYS_OFF)
         self.batch = TracerProvider()
+        self.batch.add_span_processor(RunSpanProcessor())  # as configure_tracing does
         self.batch.add_span_processor(BatchSpanProcessor(self.exporter))
         self.mode = "noop"
 

@@ -88,7 +88,12 @@ class Driver:
         a user would write instead of our agent tool (a fresh child run per call)."""
         raise NotImplementedError
 
-    def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
+    def runner(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
+    ) -> Runner:
+        """An orchestrator with ``tools`` playing ``turns``. ``instrumented``: set up as a
+        user of agent-sdk does to get its spans (the top agent's ``invoke_agent`` and a
+        ``chat`` span per model call); otherwise the framework's agent as it comes."""
         raise NotImplementedError
 
     @contextlib.asynccontextmanager
@@ -130,15 +135,20 @@ class AG2Driver(Driver):
         native = tool(ask_child, name=agent.name, description=agent.description)
         return NativeAgentTool(native, agent.name, "request")
 
-    def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
+    def runner(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
+    ) -> Runner:
         from ag2 import Agent
 
+        from agent_sdk_ag2 import ag2_instrument
         from agent_sdk_ag2.testing import ScriptedConfig
 
         # ScriptedConfig.create() makes a fresh client per ask(): the script restarts.
         agent = Agent(
             f"orchestrator{next(_names)}", config=ScriptedConfig(turns), tools=list(tools)
         )
+        if instrumented:
+            ag2_instrument(agent)
 
         async def run() -> Any:
             return (await agent.ask("start")).body
@@ -182,12 +192,17 @@ class AutogenDriver(Driver):
         native = FunctionTool(ask_child, description=agent.description, name=agent.name)
         return NativeAgentTool(native, agent.name, "request")
 
-    def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
+    def runner(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
+    ) -> Runner:
         from autogen_core import CancellationToken
 
+        from agent_sdk_autogen import autogen_prepare
         from agent_sdk_autogen.testing import scripted_agent
 
         agent = scripted_agent(f"orchestrator{next(_names)}", turns, tools=tools)
+        if instrumented:
+            autogen_prepare(agent)
         client = agent._model_client
 
         async def run() -> Any:
@@ -213,6 +228,17 @@ class OpenAIAgentsDriver(Driver):
 
         set_tracing_disabled(True)
         self.harness = OpenAIAgentsHarness()
+        self._bridge: Any = None
+
+    def _instrument(self) -> None:
+        from agents import set_tracing_disabled
+
+        from agent_sdk_openai_agents import instrument
+
+        if self._bridge is None:
+            # Exclusive: the bridge alone (nothing exported to OpenAI).
+            self._bridge = instrument(exclusive=True)
+            set_tracing_disabled(False)
 
     def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
         from agents import function_tool
@@ -238,10 +264,13 @@ class OpenAIAgentsDriver(Driver):
         native = child.as_tool(tool_name=agent.name, tool_description=agent.description)
         return NativeAgentTool(native, agent.name, "input")
 
-    def runner(self, tools: Sequence[Any], turns: Sequence[Turn]) -> Runner:
+    def runner(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
+    ) -> Runner:
         from agents import Agent, RunConfig
         from agents import Runner as SDKRunner
 
+        from agent_sdk.integration import tracing_enabled
         from agent_sdk_openai_agents.testing import ScriptedModel
 
         model = ScriptedModel(turns, name="orchestrator")
@@ -251,9 +280,15 @@ class OpenAIAgentsDriver(Driver):
             model=model,
             tools=list(tools),
         )
-        config = RunConfig(tracing_disabled=True)
+        # Our spans of the top agent and its model calls are the SDK's own, bridged
+        # (instrument(), once per process): an instrumented run has the SDK trace it while
+        # agent-sdk's spans are recorded (the mode "noop" is a user with tracing off).
+        traced, untraced = RunConfig(), RunConfig(tracing_disabled=True)
+        if instrumented:
+            self._instrument()
 
         async def run() -> Any:
+            config = traced if instrumented and tracing_enabled() else untraced
             result = await SDKRunner.run(
                 agent, "start", run_config=config, max_turns=len(turns) + 2
             )

@@ -210,17 +210,24 @@ def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _Ag
 
 Decide = Callable[[str, Any], Awaitable[CallToolResult | None]]
 """Answers one call of a turn (tool_use_id, call params) before fast-agent runs it, or None."""
+Concerns = Callable[[Any], bool]
+"""Whether ``Decide`` may answer a call (its params), known without awaiting anything."""
 
 
-def answering_run_tools(original: Callable[..., Awaitable[Any]], decide: Decide) -> Any:
+def answering_run_tools(
+    original: Callable[..., Awaitable[Any]], decide: Decide, concerns: Concerns
+) -> Any:
     """``original`` (an agent's ``run_tools``) with every call ``decide`` answers taken out of
-    the turn; the rest run as fast-agent runs them, results in the model's call order."""
+    the turn; the rest run as fast-agent runs them, results in the model's call order. Only
+    the calls ``decide`` is concerned with are awaited (the common turn, none, costs no
+    task per call)."""
 
     @functools.wraps(original)
     async def run_tools(request: Any, request_params: Any = None) -> Any:
-        calls = dict(request.tool_calls or {})
+        calls = {t: c for t, c in (request.tool_calls or {}).items() if concerns(c.params)}
         if not calls:
             return await original(request, request_params=request_params)
+        calls = dict(request.tool_calls)
         decided = await asyncio.gather(*(decide(t, c.params) for t, c in calls.items()))
         answered = {t: r for t, r in zip(calls, decided, strict=True) if r is not None}
         if not answered:
@@ -266,7 +273,10 @@ def guard_arguments(agent: Any) -> None:
     async def decide(tool_use_id: str, params: Any) -> CallToolResult | None:
         return await refuse_unparsed(agent, tool_use_id, params)
 
-    agent.run_tools = answering_run_tools(agent.run_tools, decide)
+    def concerns(params: Any) -> bool:
+        return sent_arguments(params.arguments) is not None
+
+    agent.run_tools = answering_run_tools(agent.run_tools, decide, concerns)
 
 
 def _wrap_run_tools(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
@@ -278,4 +288,9 @@ def _wrap_run_tools(agent: Any, original: Callable[..., Awaitable[Any]], state: 
             return None  # agent-sdk tools are approved by their own gate, when they run
         return await state.gate.check(params.name, params.arguments or {}, tool_use_id)
 
-    return answering_run_tools(original, decide)
+    def concerns(params: Any) -> bool:
+        if sent_arguments(params.arguments) is not None:
+            return True
+        return state.gate is not None and own_binding(agent, params.name) is None
+
+    return answering_run_tools(original, decide, concerns)

@@ -9,11 +9,13 @@ OpenTelemetry, in the same tree as agent-sdk's spans:
   (the scope's ``invoke_workflow`` stands for the run) and its spans nest under the span
   current when the run started;
 - agent spans become ``invoke_agent {agent}`` (with ``gen_ai.provider.name`` and the tokens
-  of the agent's own model calls, rolled up), turn spans
-  ``turn {n}``, generation and response spans ``chat {model}`` (client spans with the
-  request and response model, response id and the call's tokens), function spans
-  ``execute_tool {tool}``, handoff, guardrail, custom and MCP spans ``{type} {name}``;
-- dropped: task spans (the workflow span stands for the run); the function span of a tool
+  of the agent's own model calls, rolled up), generation and response spans
+  ``chat {model}`` (client spans with the request and response model, response id and the
+  call's tokens), function spans ``execute_tool {tool}``, handoff, guardrail, custom and MCP
+  spans ``{type} {name}``; turn spans ``turn {n}`` only with ``turn_spans=True``;
+- dropped: task spans (the workflow span stands for the run); turn spans unless asked for
+  (a framework extra between an agent and its model and tool calls: without them the tree
+  is the same as on every integration); the function span of a tool
   exported by this plugin (agent-sdk's own ``execute_tool`` span takes its place, with
   validation, approval and outcome); the agent span of a sub-agent run by
   ``openai_agents_agent_tool`` (agent-sdk's ``invoke_agent`` span takes its place).
@@ -129,8 +131,11 @@ def _same(a: otel_trace.Span | None, b: otel_trace.Span | None) -> bool:
 class OpenTelemetryBridge(TracingProcessor):
     """Mirrors the SDK's traces into OpenTelemetry spans (see the module docstring)."""
 
-    def __init__(self, tracer_provider: otel_trace.TracerProvider | None = None) -> None:
+    def __init__(
+        self, tracer_provider: otel_trace.TracerProvider | None = None, *, turn_spans: bool = False
+    ) -> None:
         self._provider = tracer_provider
+        self._turn_spans = turn_spans
         self._lock = threading.RLock()
         self._roots: dict[str, _Root] = {}
         self._records: dict[str, _Record] = {}
@@ -287,7 +292,7 @@ class OpenTelemetryBridge(TracingProcessor):
                 # Something opened an OTel span between the SDK parent and this span (an
                 # agent-sdk execute_tool / invoke_agent): nest under it, not the SDK parent.
                 record.parent = current
-            if kind == "task":
+            if kind == "task" or (kind == "turn" and not self._turn_spans):
                 record.dropped = True
             elif kind == "agent":
                 # A sub-agent run by openai_agents_agent_tool: agent-sdk's invoke_agent span
@@ -478,6 +483,7 @@ def instrument(
     *,
     tracer_provider: otel_trace.TracerProvider | None = None,
     exclusive: bool = False,
+    turn_spans: bool = False,
 ) -> OpenTelemetryBridge:
     """Mirror the Agents SDK's traces into OpenTelemetry; returns the processor.
 
@@ -485,8 +491,10 @@ def instrument(
     included); ``exclusive=True`` replaces them all (nothing is sent to OpenAI) until
     ``uninstrument()``. Spans go to ``tracer_provider``, else to the provider agent-sdk's
     own spans use (``agent_sdk.tracing.use_tracer_provider`` or the global one).
+    ``turn_spans=True`` keeps the SDK's ``turn {n}`` spans (with each turn's usage) between
+    an agent and its model and tool calls.
     """
-    bridge = OpenTelemetryBridge(tracer_provider)
+    bridge = OpenTelemetryBridge(tracer_provider, turn_spans=turn_spans)
     if exclusive:
         bridge._previous = _current_processors() or ()
         set_trace_processors([bridge])

@@ -296,10 +296,6 @@ class OpenAIAgentsHarness(Harness):
         "with strict_json_schema=False."
     )
 
-    internal_spans: ClassVar[tuple[str, ...]] = ("turn ",)
-    """The SDK's turn spans (one per turn of an agent, between its ``invoke_agent`` and the
-    turn's ``chat`` and ``execute_tool`` spans)."""
-
     def __init__(self, endpoint: Endpoint | None = None, *, sdk_tracing: bool = True) -> None:
         super().__init__(endpoint)
         self.sdk_tracing = sdk_tracing

@@ -11,6 +11,7 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
 
 from agent_sdk import (
     AgentResponse,
@@ -146,6 +147,21 @@ def test_a_model_call_that_fails_is_marked(stamped):
         raise ConnectionError("refused")
     [span] = exporter.get_finished_spans()
     assert span.attributes[sc.ERROR_TYPE] == "ConnectionError"
+
+
+@pytest.mark.parametrize(
+    ("error_type", "outcome"), [("cancelled", "cancelled"), ("error", "error")]
+)
+def test_a_model_call_a_framework_answered_as_failed_is_marked(stamped, error_type, outcome):
+    # Some frameworks turn a cancelled or failed call into a reply instead of raising.
+    _, exporter = stamped
+    with model_call("m", provider="openai") as call:
+        call.finish_reasons = (error_type,)
+        call.error_type = error_type
+    [span] = exporter.get_finished_spans()
+    assert span.attributes[sc.ERROR_TYPE] == error_type
+    assert span.attributes[sc.OUTCOME] == outcome
+    assert span.status.status_code is StatusCode.ERROR
 
 
 def test_skeletons_compare_names_and_nesting_not_order():

@@ -28,12 +28,15 @@ from agent_sdk.extraction import Usage
 
 @dataclass
 class ModelCall:
-    """What one model call answered; fill it in before the ``model_call`` block ends."""
+    """What one model call answered; fill it in before the ``model_call`` block ends.
+    ``error_type``: the call failed without raising (a framework that turns a cancelled
+    or failed call into a reply); the span ends as an error of that type."""
 
     usage: Usage | None = None
     response_model: str | None = None
     response_id: str | None = None
     finish_reasons: Sequence[str] = field(default_factory=tuple)
+    error_type: str | None = None
 
 
 def _in_context(operation: str, provider: str, **named: str) -> dict[str, Any]:
@@ -94,7 +97,7 @@ def model_call(model: str, *, provider: str, server_url: str | None = None) -> I
     ) as span:
         yield call
         _finish(span, call)
-        _spans.mark_ok(span)
+        _end_status(span, call.error_type)
 
 
 def record_model_call(
@@ -121,13 +124,17 @@ def record_model_call(
         start_time=start_ns,
     )
     _finish(span, ModelCall(usage, response_model, response_id, tuple(finish_reasons)))
+    _end_status(span, error_type)
+    span.end(end_time=end_ns if end_ns is not None else time.time_ns())
+
+
+def _end_status(span: Span, error_type: str | None) -> None:
     if error_type:
         span.set_attribute(sc.ERROR_TYPE, error_type)
-        span.set_attribute(sc.OUTCOME, "error")
+        span.set_attribute(sc.OUTCOME, "cancelled" if error_type == "cancelled" else "error")
         span.set_status(Status(StatusCode.ERROR, error_type))
     else:
         _spans.mark_ok(span)
-    span.end(end_time=end_ns if end_ns is not None else time.time_ns())
 
 
 __all__ = ["ModelCall", "agent_span", "model_call", "record_model_call"]

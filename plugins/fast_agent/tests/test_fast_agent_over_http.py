@@ -186,9 +186,12 @@ def test_a_marker_the_model_sends_itself_is_validated_as_sent(
 
 # -- trap 2: a cancelled model call returns instead of raising ------------------------------
 @pytest.mark.parametrize("api", APIS)
-def test_cancelling_a_run_during_a_model_call_raises(server: ScriptedServer, api: str) -> None:
+def test_cancelling_a_run_during_a_model_call_raises(
+    server: ScriptedServer, api: str, spans: Any
+) -> None:
     """fast-agent's OpenAI providers catch CancelledError during a model call and return an
-    empty reply (stop reason ``cancelled``); the cancelled run must end cancelled."""
+    empty reply (stop reason ``cancelled``); the cancelled run must end cancelled, and so
+    must the call's chat span (not an OK span with finish reason ``cancelled``)."""
     harness = harness_for(server, api)
 
     async def main() -> Any:
@@ -203,6 +206,10 @@ def test_cancelling_a_run_during_a_model_call_raises(server: ScriptedServer, api
 
     (outcome,) = asyncio.run(main())
     assert isinstance(outcome, asyncio.CancelledError), f"the run returned {outcome!r}"
+    (chat,) = [s for s in spans.get_finished_spans() if s.name.startswith("chat ")]
+    assert chat.attributes["error.type"] == "cancelled"
+    assert chat.attributes["agent_sdk.outcome"] == "cancelled"
+    assert chat.status.status_code.name == "ERROR"
 
 
 # -- streaming and usage -----------------------------------------------------------------------

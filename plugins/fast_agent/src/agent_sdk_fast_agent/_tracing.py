@@ -72,6 +72,9 @@ _FINISH = {
     "safety": "content_filter",
 }
 
+# Stop reasons of a model call that did not complete (the span is an error of that type).
+_FAILED = frozenset({"cancelled", "error"})
+
 _in_model_call: contextvars.ContextVar[Any] = contextvars.ContextVar(
     "agent_sdk_fast_agent_in_model_call", default=None
 )
@@ -191,6 +194,9 @@ def _fill(report: ModelCall, accumulator: Any, first: int, result: Any) -> None:
     if reason is not None:
         value = str(getattr(reason, "value", reason))
         report.finish_reasons = (_FINISH.get(value, value),)
+        if value in _FAILED:
+            # fast-agent answers a cancelled or failed call with a reply instead of raising
+            report.error_type = value
 
 
 __all__ = [

@@ -27,6 +27,7 @@ from agent_sdk.integration import (
     ToolSpec,
     Usage,
     note_usage,
+    tracing_enabled,
 )
 from agent_sdk.integration import semconv as sc
 
@@ -159,8 +160,9 @@ def agent_spec(
             clone.load_message_history(base)
             meter = _Meter(clone)
             guard_arguments(clone)
-            without_run_spans(clone)  # its tool call's invoke_agent is the clone's span
-            trace_model_calls(getattr(clone, "llm", None))
+            if tracing_enabled():  # else nothing would record these spans: spare the clone
+                without_run_spans(clone)  # its tool call's invoke_agent is the clone's span
+                trace_model_calls(getattr(clone, "llm", None))
             install_hooks(
                 clone, ToolRunnerHooks(before_llm_call=chain(stop_check, meter.before_llm_call))
             )

@@ -114,6 +114,7 @@ class _Record:
     otel: otel_trace.Span | None = None
     claimed_by_tool: bool = False
     attributes: dict[str, Any] = field(default_factory=dict)
+    started: dict[str, Any] = field(default_factory=dict)  # what the OTel span started with
     tokens: list[int] = field(default_factory=lambda: [0, 0])  # an agent's model calls'
 
 
@@ -271,6 +272,7 @@ class OpenTelemetryBridge(TracingProcessor):
         record.otel = self._start(
             name, self._parent_of(record), _ns(record.sdk.started_at), attrs, kind
         )
+        record.started = attrs
 
     def on_span_start(self, span: Span[Any]) -> None:
         with self._lock:
@@ -330,8 +332,10 @@ class OpenTelemetryBridge(TracingProcessor):
                     attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = record.tokens[1]
                 if name != getattr(otel, "name", name):
                     otel.update_name(name)  # a response span names its model at the end
+                started = record.started
                 for key, value in attrs.items():
-                    otel.set_attribute(key, value)
+                    if key not in started or started[key] != value:  # new or changed only
+                        otel.set_attribute(key, value)
                 error = span.error
                 if error:
                     message = str(error.get("message") or "error")

@@ -45,13 +45,6 @@ ENV.pop("VIRTUAL_ENV", None)
 # bug outside the core's runtime. Each entry says why.
 PY310_DESELECT = {
     "tests/core/test_cli.py::test_plugins_are_listed_sorted": "needs the four plugins installed",
-    # agent_sdk/testing/contract.py catches TimeoutError around asyncio.wait_for in its
-    # concurrency counter (C12); on 3.10 that is asyncio.TimeoutError, so the kit's own C12
-    # fails there. To fix in the kit: agent_sdk._compat.wait_for.
-    "tests/core/test_contract_kit_can_fail.py::"
-    "test_a_broken_integration_fails_the_matching_checks[direct]": (
-        "the kit's C12 counter on 3.10 (agent_sdk/testing/contract.py)"
-    ),
 }
 # The newest hypothesis for 3.10 (constraints-dev.txt pins one that needs 3.11); the other
 # test tools take their versions from constraints-dev.txt (the whole file does not resolve

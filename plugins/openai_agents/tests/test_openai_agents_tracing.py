@@ -56,8 +56,10 @@ def hierarchy() -> tuple[Agent[Any], ToolCall]:
     return parent, call
 
 
-def test_sdk_spans_join_our_tree(spans: Any) -> None:
-    bridge = instrument()
+def review_run(**options: Any) -> None:
+    """The hierarchy's run inside ``run_scope("run-1", name="review")``, bridged with
+    ``instrument(**options)``."""
+    bridge = instrument(**options)
     try:
         parent, _ = hierarchy()
 
@@ -68,6 +70,10 @@ def test_sdk_spans_join_our_tree(spans: Any) -> None:
         asyncio.run(main())
     finally:
         bridge.uninstrument()
+
+
+def test_sdk_spans_join_our_tree(spans: Any) -> None:
+    review_run()
     finished = spans.get_finished_spans()
     by_id = {s.context.span_id: s for s in finished}
     names = [s.name for s in finished]
@@ -141,17 +147,7 @@ def test_native_function_spans_are_mapped_and_errors_marked(spans: Any) -> None:
 
 
 def test_turn_spans_on_request_sit_between_the_agent_and_its_calls(spans: Any) -> None:
-    bridge = instrument(turn_spans=True)
-    try:
-        parent, _ = hierarchy()
-
-        async def main() -> None:
-            async with run_scope("run-1", name="review"):
-                await Runner.run(parent, "go", run_config=RC)
-
-        asyncio.run(main())
-    finally:
-        bridge.uninstrument()
+    review_run(turn_spans=True)
     finished = spans.get_finished_spans()
     by_id = {s.context.span_id: s for s in finished}
     [leaf] = [s for s in finished if s.name == "execute_tool add"]
@@ -252,19 +248,9 @@ def run_ids_and_paths(spans: Any, run: Any) -> tuple[list[Any], dict[str, set[tu
 
 
 def test_every_bridged_span_carries_the_run_id_and_path(spans: Any) -> None:
-    """Filtering by run id keeps the top agent, its turns and its model calls (the bridge
+    """Filtering by run id keeps the top agent and its model calls (the bridge
     used to leave the SDK's spans without agent_sdk.run_id / agent_sdk.path)."""
-    bridge = instrument()
-    try:
-        parent, _ = hierarchy()
-
-        async def main() -> None:
-            async with run_scope("run-1", name="review"):
-                await Runner.run(parent, "go", run_config=RC)
-
-        asyncio.run(main())
-    finally:
-        bridge.uninstrument()
+    review_run()
     finished, seen = run_ids_and_paths(spans, "run-1")
     assert all((s.attributes or {}).get(sc.RUN_ID) == "run-1" for s in finished), [
         s.name for s in finished if (s.attributes or {}).get(sc.RUN_ID) != "run-1"

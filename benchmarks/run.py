@@ -489,11 +489,14 @@ def render(results: dict[str, Any]) -> str:
         "",
         "## 1. Per-call overhead through each framework's real agent loop",
         "",
-        "Same `async def add(a, b)` handler, same scripted model and agent loop; native tool vs",
-        "ours (exported through the plugin, run by the executor). µs per call = S1 − S0 and",
+        "Same `async def add(a, b)` handler, same scripted model and agent loop; native tool on",
+        "the framework's agent as it comes vs ours (exported through the plugin, run by the",
+        "executor) on a top agent instrumented as users do for the trace skeleton, so its",
+        "`invoke_agent` and a `chat` span per model call are counted. µs per call = S1 − S0 and",
         "(S10 − S0) / 10 per block of interleaved runs; median over blocks, ratio ours/native",
         "with the min–max over blocks. Tracing modes switch only agent-sdk's spans (no SDK =",
-        "opentelemetry-api alone, what a user who never calls `configure_tracing` gets).",
+        "opentelemetry-api alone, what a user who never calls `configure_tracing` gets; batch =",
+        "what `configure_tracing` sets up, with an exporter that drops).",
         "",
     ]
     out += per_call_rows(results, verdicts)

@@ -164,19 +164,10 @@ def test_each_team_member_turn_is_autogens_invoke_agent_with_its_chat_span() -> 
 def exported() -> Iterator[Any]:
     """An in-memory exporter for agent-sdk's spans (as its ``spans`` fixture, which this
     module's shadows)."""
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from agent_sdk.testing.recording import recording_spans
 
-    from agent_sdk._spans import use_tracer_provider
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    use_tracer_provider(provider)
-    yield exporter
-    use_tracer_provider(None)
-    provider.shutdown()
+    with recording_spans() as exporter:
+        yield exporter
 
 
 async def test_a_streamed_model_call_is_one_chat_span_with_its_usage(exported: Any) -> None:

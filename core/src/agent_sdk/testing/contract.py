@@ -17,7 +17,6 @@ import pytest
 from pydantic import BaseModel
 
 from agent_sdk import semconv as sc
-from agent_sdk._spans import use_tracer_provider
 from agent_sdk.approval import (
     AUTHORITY,
     Decision,
@@ -29,6 +28,7 @@ from agent_sdk.executor import Executor
 from agent_sdk.run import HierarchyLimits, current_run, run_scope
 from agent_sdk.spec import ToolSpec, arguments_digest
 from agent_sdk.testing import Harness, RunResult, ScriptedAgent, ToolCall, Turn
+from agent_sdk.testing.recording import recording_spans
 
 
 def run(coro: Any) -> Any:
@@ -182,19 +182,8 @@ class ContractSuite:
 
     @pytest.fixture
     def spans(self) -> Iterator[Any]:
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-        exporter = InMemorySpanExporter()
-        provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(exporter))
-        use_tracer_provider(provider)
-        try:
+        with recording_spans() as exporter:
             yield exporter
-        finally:
-            use_tracer_provider(None)
-            provider.shutdown()
 
     # -- C1 schema ---------------------------------------------------------------------
     def test_c1_schema_advertised(self, harness: Harness) -> None:
@@ -974,24 +963,11 @@ def _demo_trace(harness: Harness, tmp_path: Path) -> list[Any]:
         )
         assert done.returncode == 0, done.stderr[-3000:]
         return load_trace_file(trace)
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
     from agent_sdk.demo import run_demo
-    from agent_sdk.run_spans import RunSpanProcessor
     from agent_sdk.trace_file import _jaeger_span
 
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(RunSpanProcessor())
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    use_tracer_provider(provider)
-    try:
+    with recording_spans(stamp_runs=True) as exporter:
         run(run_demo(None, harness=harness))
-    finally:
-        use_tracer_provider(None)
-        provider.shutdown()
     spans = exporter.get_finished_spans()
     return [{"spans": [_jaeger_span(s, format(s.context.trace_id, "032x")) for s in spans]}]
 

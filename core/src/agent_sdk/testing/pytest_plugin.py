@@ -18,19 +18,10 @@ import pytest
 
 @pytest.fixture
 def spans() -> Iterator[Any]:
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from agent_sdk.testing.recording import recording_spans
 
-    from agent_sdk._spans import use_tracer_provider
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    use_tracer_provider(provider)
-    yield exporter
-    use_tracer_provider(None)
-    provider.shutdown()
+    with recording_spans() as exporter:
+        yield exporter
 
 
 @pytest.fixture

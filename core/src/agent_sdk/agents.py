@@ -7,7 +7,7 @@ import logging
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -262,14 +262,15 @@ async def call_agent(
 def _agent_span(
     parent: CallContext, path: tuple[str, ...], name: str, provider: str
 ) -> AbstractContextManager[Span]:
-    if not _spans.tracing_enabled():
-        return _spans.NO_SPAN
-    attrs = _spans.base_attributes(parent, path)
-    attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
-    attrs[sc.GEN_AI_AGENT_NAME] = name
-    attrs[sc.GEN_AI_PROVIDER_NAME] = provider
-    attrs[sc.DEPTH] = len(path)
-    return _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attrs)
+    def attributes() -> dict[str, Any]:
+        attrs = _spans.base_attributes(parent, path)
+        attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
+        attrs[sc.GEN_AI_AGENT_NAME] = name
+        attrs[sc.GEN_AI_PROVIDER_NAME] = provider
+        attrs[sc.DEPTH] = len(path)
+        return attrs
+
+    return _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes)
 
 
 async def _invoke_child(
@@ -351,10 +352,9 @@ async def fan_out(
     semaphore = asyncio.Semaphore(max_parallel) if max_parallel else None
 
     async def one(factory: Callable[[], Awaitable[Any]]) -> Any:
-        if semaphore is None:
-            return await (factory() if timeout is None else wait_for(factory(), timeout))
-        async with semaphore:
-            return await (factory() if timeout is None else wait_for(factory(), timeout))
+        async with semaphore or nullcontext():
+            call = factory()
+            return await (call if timeout is None else wait_for(call, timeout))
 
     outcomes = await asyncio.gather(*(one(f) for f in calls.values()), return_exceptions=True)
     return _sorted_out(calls, outcomes)

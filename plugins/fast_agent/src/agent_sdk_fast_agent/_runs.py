@@ -208,15 +208,13 @@ def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _Ag
     return run
 
 
-Decide = Callable[[str, Any], Awaitable[CallToolResult | None]]
-"""Answers one call of a turn (tool_use_id, call params) before fast-agent runs it, or None."""
-Concerns = Callable[[Any], bool]
-"""Whether ``Decide`` may answer a call (its params), known without awaiting anything."""
+Decide = Callable[[str, Any], Awaitable[CallToolResult | None] | None]
+"""For one call of a turn (tool_use_id, call params), before fast-agent runs it: None when
+the call is none of its concern (known without awaiting anything), else the answer to await
+(None there too: let fast-agent run it)."""
 
 
-def answering_run_tools(
-    original: Callable[..., Awaitable[Any]], decide: Decide, concerns: Concerns
-) -> Any:
+def answering_run_tools(original: Callable[..., Awaitable[Any]], decide: Decide) -> Any:
     """``original`` (an agent's ``run_tools``) with every call ``decide`` answers taken out of
     the turn; the rest run as fast-agent runs them, results in the model's call order. Only
     the calls ``decide`` is concerned with are awaited (the common turn, none, costs no
@@ -224,12 +222,12 @@ def answering_run_tools(
 
     @functools.wraps(original)
     async def run_tools(request: Any, request_params: Any = None) -> Any:
-        calls = {t: c for t, c in (request.tool_calls or {}).items() if concerns(c.params)}
-        if not calls:
+        calls = dict(request.tool_calls or {})
+        pending = {t: a for t, c in calls.items() if (a := decide(t, c.params)) is not None}
+        if not pending:
             return await original(request, request_params=request_params)
-        calls = dict(request.tool_calls)
-        decided = await asyncio.gather(*(decide(t, c.params) for t, c in calls.items()))
-        answered = {t: r for t, r in zip(calls, decided, strict=True) if r is not None}
+        decided = await asyncio.gather(*pending.values())
+        answered = {t: r for t, r in zip(pending, decided, strict=True) if r is not None}
         if not answered:
             return await original(request, request_params=request_params)
         remaining = {t: c for t, c in calls.items() if t not in answered}
@@ -252,16 +250,18 @@ def own_binding(agent: Any, name: str) -> ToolBinding | None:
     return tool.binding if isinstance(tool, AgentSDKTool) else None
 
 
-async def refuse_unparsed(agent: Any, tool_use_id: str, params: Any) -> CallToolResult | None:
+def refuse_unparsed(agent: Any, tool_use_id: str, params: Any) -> Awaitable[CallToolResult] | None:
     """``tool-args-invalid`` for a call whose arguments were not a JSON object (agent-sdk
     tools validate what the model sent; fast-agent's own tools are not run), else None."""
     sent = sent_arguments(params.arguments)
-    if sent is None:
-        return None
-    binding = own_binding(agent, params.name)
+    return None if sent is None else _refusal(agent, tool_use_id, params.name, sent)
+
+
+async def _refusal(agent: Any, tool_use_id: str, name: str, sent: Any) -> CallToolResult:
+    binding = own_binding(agent, name)
     if binding is not None:
         return _as_call_result(await binding.run(sent, tool_use_id))
-    return invalid_arguments(params.name, sent, tool_use_id)
+    return invalid_arguments(name, sent, tool_use_id)
 
 
 def guard_arguments(agent: Any) -> None:
@@ -270,27 +270,18 @@ def guard_arguments(agent: Any) -> None:
     ``run_tools`` answers such calls without running them."""
     strict_arguments(getattr(agent, "llm", None))
 
-    async def decide(tool_use_id: str, params: Any) -> CallToolResult | None:
-        return await refuse_unparsed(agent, tool_use_id, params)
-
-    def concerns(params: Any) -> bool:
-        return sent_arguments(params.arguments) is not None
-
-    agent.run_tools = answering_run_tools(agent.run_tools, decide, concerns)
+    agent.run_tools = answering_run_tools(
+        agent.run_tools, functools.partial(refuse_unparsed, agent)
+    )
 
 
 def _wrap_run_tools(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
-    async def decide(tool_use_id: str, params: Any) -> CallToolResult | None:
-        refused = await refuse_unparsed(agent, tool_use_id, params)
-        if refused is not None:
-            return refused
+    def decide(tool_use_id: str, params: Any) -> Awaitable[CallToolResult | None] | None:
+        refusal = refuse_unparsed(agent, tool_use_id, params)
+        if refusal is not None:
+            return refusal
         if state.gate is None or own_binding(agent, params.name) is not None:
             return None  # agent-sdk tools are approved by their own gate, when they run
-        return await state.gate.check(params.name, params.arguments or {}, tool_use_id)
+        return state.gate.check(params.name, params.arguments or {}, tool_use_id)
 
-    def concerns(params: Any) -> bool:
-        if sent_arguments(params.arguments) is not None:
-            return True
-        return state.gate is not None and own_binding(agent, params.name) is None
-
-    return answering_run_tools(original, decide, concerns)
+    return answering_run_tools(original, decide)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
 from agent_sdk._compat import wait_for
-from agent_sdk.context import CallContext, current_context, use_context
+from agent_sdk.context import CallContext, current_context, enter_context, leave_context
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import AgentResponse, ReturnMode, Usage
 from agent_sdk.names import model_name
@@ -181,7 +181,7 @@ async def call_agent(
             f"{'/'.join(path)}. Answer with the data you have.",
             tool=name,
         )
-    if not run.reserve():
+    if limits.max_model_calls is not None and not run.reserve():
         held = f", {run.reserved} held by running sub-agents" if run.reserved else ""
         raise HierarchyLimitError(
             f"the run's budget of {limits.max_model_calls} model calls is spent "
@@ -203,17 +203,33 @@ async def call_agent(
     outcome = "error"
     usage: Usage | None = None
     frame = ChildFrame()
-    semaphore = run.semaphore(parent.path)
+    semaphore = run.semaphore(parent.path) if limits.max_parallel else None
     try:
         if semaphore is not None:
             await semaphore.acquire()
         try:
             with _agent_span(parent, path, name, provider) as span:
                 run.active += 1
+                frame_token = CHILD_VAR.set(frame)
+                context_token = enter_context(child)
                 try:
-                    response = await _invoke_child(invoke, request, child, wait, name, frame)
+                    if wait is None:
+                        response = await invoke(request, child)
+                    else:
+                        response = await _with_timeout(invoke(request, child), wait, name)
                 finally:
+                    leave_context(context_token)
+                    CHILD_VAR.reset(frame_token)
                     run.active -= 1
+                if not isinstance(response, AgentResponse):
+                    raise ToolError(
+                        ErrorKind.TOOL_FAILED,
+                        f"sub-agent '{name}' returned {type(response).__name__}, "
+                        "not an AgentResponse",
+                        tool=name,
+                    )
+                if frame.pending:
+                    _surface_pending(response, frame.pending)
                 usage = response.usage
                 if not usage.input_chars:
                     usage.input_chars = len(request if isinstance(request, str) else str(request))
@@ -236,7 +252,7 @@ async def call_agent(
         raise
     finally:
         if usage is None:  # failed, timed out or cancelled: charge what it was seen using
-            meter = frame.meter
+            meter = frame.meter or Usage()
             usage = Usage(
                 input_tokens=meter.input_tokens,
                 output_tokens=meter.output_tokens,
@@ -262,6 +278,9 @@ async def call_agent(
 def _agent_span(
     parent: CallContext, path: tuple[str, ...], name: str, provider: str
 ) -> AbstractContextManager[Span]:
+    if not _spans.tracing_enabled():
+        return _spans.NO_SPAN  # not even the closure below: a fan-out starts thousands
+
     def attributes() -> dict[str, Any]:
         attrs = _spans.base_attributes(parent, path)
         attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT
@@ -273,46 +292,29 @@ def _agent_span(
     return _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes)
 
 
-async def _invoke_child(
-    invoke: Invoke,
-    request: Any,
-    child: CallContext,
-    wait: float | None,
-    name: str,
-    frame: ChildFrame,
-) -> AgentResponse:
-    frame_token = CHILD_VAR.set(frame)
+async def _with_timeout(call: Awaitable[AgentResponse], wait: float, name: str) -> AgentResponse:
+    """The child in its own task, so a timeout cancels it cleanly and the parent gets an
+    explicit error instead of a hang or a stray CancelledError."""
+    task = asyncio.ensure_future(call)
     try:
-        with use_context(child):
-            if wait is None:
-                response = await invoke(request, child)
-            else:
-                # The child runs in its own task so a timeout cancels it cleanly and the
-                # parent gets an explicit error instead of a hang or a stray CancelledError.
-                task = asyncio.ensure_future(invoke(request, child))
-                try:
-                    response = await wait_for(task, wait)
-                except TimeoutError:
-                    if not task.done() or task.cancelled():
-                        raise ToolError(
-                            ErrorKind.TOOL_TIMEOUT,
-                            f"sub-agent '{name}' did not answer within {wait:g}s; answer "
-                            "without it and say what is missing",
-                            tool=name,
-                        ) from None
-                    raise
-    finally:
-        CHILD_VAR.reset(frame_token)
-    if not isinstance(response, AgentResponse):
-        raise ToolError(
-            ErrorKind.TOOL_FAILED,
-            f"sub-agent '{name}' returned {type(response).__name__}, not an AgentResponse",
-            tool=name,
-        )
-    for approval_id in frame.pending:
+        return await wait_for(task, wait)
+    except TimeoutError:
+        if not task.done() or task.cancelled():
+            raise ToolError(
+                ErrorKind.TOOL_TIMEOUT,
+                f"sub-agent '{name}' did not answer within {wait:g}s; answer "
+                "without it and say what is missing",
+                tool=name,
+            ) from None
+        raise
+
+
+def _surface_pending(response: AgentResponse, pending: list[str]) -> None:
+    """Approvals the child's tools wait on reach the caller whatever the framework did with
+    the tools' results."""
+    for approval_id in pending:
         if approval_id not in response.pending_approvals:
             response.pending_approvals.append(approval_id)
-    return response
 
 
 # -- orchestration in code -----------------------------------------------------------------

@@ -22,7 +22,7 @@ NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 """The ``extra`` of a context given none: one shared, read-only empty mapping."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallContext:
     """Who is calling a tool, from where in the hierarchy.
 
@@ -63,6 +63,16 @@ _current: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar(
 def current_context() -> CallContext | None:
     """The context of the tool call running now, or None outside any call."""
     return _current.get()
+
+
+def enter_context(ctx: CallContext | None) -> contextvars.Token[CallContext | None]:
+    """Make ``ctx`` current until ``leave_context(token)``: ``use_context`` without the
+    block, for a hot path that already has a ``try``/``finally``."""
+    return _current.set(ctx)
+
+
+def leave_context(token: contextvars.Token[CallContext | None]) -> None:
+    _current.reset(token)
 
 
 class use_context:

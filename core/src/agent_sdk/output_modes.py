@@ -47,12 +47,7 @@ def extract(response: AgentResponse, mode: ReturnMode, *, agent: str = "agent") 
             f"approval required: {ids} (sub-agent '{agent}' is waiting for approval)",
             approval_id=response.pending_approvals[0],
         )
-    if callable(mode) and not isinstance(mode, str):
-        fn = mode
-    elif mode in _BUILTIN_FUNCTIONS:
-        fn = _BUILTIN_FUNCTIONS[mode]
-    else:
-        fn = output_modes()[mode]
+    fn = (_BUILTIN_FUNCTIONS.get(mode) or output_modes()[mode]) if isinstance(mode, str) else mode
     text = fn(response)
     if not isinstance(text, str):
         raise ToolError(

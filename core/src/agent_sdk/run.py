@@ -226,7 +226,7 @@ class ChildFrame:
     __slots__ = ("meter", "pending")
 
     def __init__(self) -> None:
-        self.meter = Usage()
+        self.meter: Usage | None = None  # made by the first note: most children have none
         self.pending: list[str] = []
 
 
@@ -242,6 +242,8 @@ def note_usage(usage: Usage) -> None:
     cancelled, what was noted here is (at least one call: it started)."""
     frame = CHILD_VAR.get()
     if frame is not None:
+        if frame.meter is None:
+            frame.meter = Usage()
         frame.meter.add(usage)
 
 

@@ -226,8 +226,9 @@ class ChildFrame:
     __slots__ = ("meter", "pending")
 
     def __init__(self) -> None:
-        self.meter: Usage | None = None  # made by the first note: most children have none
-        self.pending: list[str] = []
+        # Made by the first note: most children have none.
+        self.meter: Usage | None = None
+        self.pending: list[str] | None = None
 
 
 CHILD_VAR: contextvars.ContextVar[ChildFrame | None] = contextvars.ContextVar(
@@ -250,7 +251,11 @@ def note_usage(usage: Usage) -> None:
 def note_pending_approval(approval_id: str) -> None:
     """Record that a tool in the running sub-agent is waiting for ``approval_id``."""
     frame = CHILD_VAR.get()
-    if frame is not None and approval_id not in frame.pending:
+    if frame is None:
+        return
+    if frame.pending is None:
+        frame.pending = [approval_id]
+    elif approval_id not in frame.pending:
         frame.pending.append(approval_id)
 
 

@@ -58,7 +58,11 @@ def test_quick_benchmark_reports_every_row(tmp_path):
             paths = results["frameworks"][name]["input"]["modes"][mode]["per_path"]
             for reviewer in ("legal", "tax", "technical"):
                 assert paths[f"orchestrator/{reviewer}"]["calls"] == 1, paths
-        assert results["frameworks"][name]["calls"]["per_call"]["ours|batch|10"]["us"]["n"] >= 1
+        per_call_results = results["frameworks"][name]["calls"]["per_call"]
+        assert per_call_results["ours|batch|10"]["us"]["n"] >= 1
+        # the floor (native tool + one SDK span per call) ran beside ours, and is reported
+        assert per_call_results["floor|batch|10"]["us"]["n"] >= 1
+        assert all(len(r) == 7 for r in per_call if r[1] in ("1", "10") and "—" in r[3])
         # the fan-out ran the framework's native sub-agent tool beside ours at every size
         for size in results["frameworks"][name]["fanout"]["sizes"].values():
             assert size["native"]["wall_s"]["n"] >= 1 and size["ours_vs_native"]["n"] >= 1

@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         blocks, reps, warmup = 2, {"S0": 3, "S1": 3, "S10": 2}, 1
     else:
-        blocks, reps, warmup = 16, {"S0": 16, "S1": 16, "S10": 8}, 8
+        blocks, reps, warmup = 10, {"S0": 16, "S1": 16, "S10": 8}, 8
     result = asyncio.run(measure(args.framework, blocks=blocks, reps=reps, warmup=warmup))
     result["config"] = {"blocks": blocks, "reps": reps, "warmup": warmup}
     emit(result, args.out)

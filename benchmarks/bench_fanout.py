@@ -258,12 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         result = asyncio.run(memory(args.target, args.memory, native=args.native))
     else:
         sizes = [int(s) for s in args.sizes.split(",") if s]
-        if args.quick:
-            reps = {1: 3, 10: 2, 100: 2}
-        elif args.target == "fan_out":  # 70 ms a run: enough pairs for a stable ratio
-            reps = {1: 15, 10: 8, 100: 8, 1000: 16}
-        else:
-            reps = {1: 7, 10: 4, 100: 4, 1000: 4}
+        reps = {1: 3, 10: 2, 100: 2} if args.quick else {1: 7, 10: 4, 100: 4, 1000: 4}
         result = asyncio.run(scaling(args.target, sizes, args.cap, reps))
         if args.profile:
             result["profile"] = asyncio.run(profile(args.target, args.profile))

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from agent_sdk import _spans
 from agent_sdk import semconv as sc
 from agent_sdk._compat import wait_for
-from agent_sdk.context import CallContext, current_context, enter_context, leave_context
+from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import AgentResponse, ReturnMode, Usage
 from agent_sdk.names import model_name
@@ -181,7 +181,7 @@ async def call_agent(
             f"{'/'.join(path)}. Answer with the data you have.",
             tool=name,
         )
-    if limits.max_model_calls is not None and not run.reserve():
+    if not run.reserve():
         held = f", {run.reserved} held by running sub-agents" if run.reserved else ""
         raise HierarchyLimitError(
             f"the run's budget of {limits.max_model_calls} model calls is spent "
@@ -203,7 +203,7 @@ async def call_agent(
     outcome = "error"
     usage: Usage | None = None
     frame = ChildFrame()
-    semaphore = run.semaphore(parent.path) if limits.max_parallel else None
+    semaphore = run.semaphore(parent.path)
     try:
         if semaphore is not None:
             await semaphore.acquire()
@@ -211,14 +211,13 @@ async def call_agent(
             with _agent_span(parent, path, name, provider) as span:
                 run.active += 1
                 frame_token = CHILD_VAR.set(frame)
-                context_token = enter_context(child)
                 try:
-                    if wait is None:
-                        response = await invoke(request, child)
-                    else:
-                        response = await _with_timeout(invoke(request, child), wait, name)
+                    with use_context(child):
+                        if wait is None:
+                            response = await invoke(request, child)
+                        else:
+                            response = await _with_timeout(invoke(request, child), wait, name)
                 finally:
-                    leave_context(context_token)
                     CHILD_VAR.reset(frame_token)
                     run.active -= 1
                 if not isinstance(response, AgentResponse):
@@ -278,9 +277,6 @@ async def call_agent(
 def _agent_span(
     parent: CallContext, path: tuple[str, ...], name: str, provider: str
 ) -> AbstractContextManager[Span]:
-    if not _spans.tracing_enabled():
-        return _spans.NO_SPAN  # not even the closure below: a fan-out starts thousands
-
     def attributes() -> dict[str, Any]:
         attrs = _spans.base_attributes(parent, path)
         attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_INVOKE_AGENT

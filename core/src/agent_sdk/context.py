@@ -65,16 +65,6 @@ def current_context() -> CallContext | None:
     return _current.get()
 
 
-def enter_context(ctx: CallContext | None) -> contextvars.Token[CallContext | None]:
-    """Make ``ctx`` current until ``leave_context(token)``: ``use_context`` without the
-    block, for a hot path that already has a ``try``/``finally``."""
-    return _current.set(ctx)
-
-
-def leave_context(token: contextvars.Token[CallContext | None]) -> None:
-    _current.reset(token)
-
-
 class use_context:
     """Make ``ctx`` current for the block (and for tasks and threads started in it).
 

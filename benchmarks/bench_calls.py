@@ -14,8 +14,9 @@ agent-sdk does for its spans (``Driver.runner(instrumented=True)``: the top agen
 (noop = no SDK, sampled-off, batch). A third, ``floor``, is the native tool whose handler
 opens one SDK span (batch mode, the attributes of our ``execute_tool`` span) and nothing
 else: what any instrumentation that records a span per tool call pays in that loop, the
-lower bound of ours with SDK + batch. The per-call figures and the ratios ours/native are computed per block (from block
-medians), then reported as the median over blocks with the min-max of blocks as spread.
+lower bound of ours with SDK + batch. The per-call figures and the ratios ours/native are
+computed per block (from block medians), then reported as the median over blocks with the
+min-max of blocks as spread.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent_sdk import semconv as sc
 from benchmarks.common import (
     Tracing,
     emit,
@@ -52,14 +54,14 @@ VARIANTS = (
 # The attributes of our execute_tool span (agent_sdk.executor), set the same way: at the
 # start, and the outcome at the end.
 FLOOR_ATTRIBUTES = {
-    "agent_sdk.run_id": "run_0123456789abcdef0123456789abcdef",
-    "agent_sdk.path": "add",
-    "agent_sdk.depth": 0,
-    "gen_ai.conversation.id": "run_0123456789abcdef0123456789abcdef",
-    "gen_ai.operation.name": "execute_tool",
-    "gen_ai.tool.name": "add",
-    "gen_ai.tool.type": "function",
-    "gen_ai.tool.call.id": "call_0",
+    sc.RUN_ID: "run_0123456789abcdef0123456789abcdef",
+    sc.PATH: "add",
+    sc.DEPTH: 0,
+    sc.GEN_AI_CONVERSATION_ID: "run_0123456789abcdef0123456789abcdef",
+    sc.GEN_AI_OPERATION_NAME: sc.OP_EXECUTE_TOOL,
+    sc.GEN_AI_TOOL_NAME: "add",
+    sc.GEN_AI_TOOL_TYPE: "function",
+    sc.GEN_AI_TOOL_CALL_ID: "call_0",
 }
 
 
@@ -89,7 +91,7 @@ class Counter:
                 "execute_tool add", attributes=FLOOR_ATTRIBUTES
             ) as span:
                 counter.calls += 1
-                span.set_attribute("agent_sdk.outcome", "ok")
+                span.set_attribute(sc.OUTCOME, "ok")
                 return a + b
 
         self.add = add_in_span if span else add

@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_sdk import semconv as sc
+from agent_sdk.tracing import semconv as sc
 from benchmarks.common import (
     Tracing,
     emit,

@@ -26,11 +26,11 @@ from agent_sdk import (
     Executor,
     Message,
     ToolSpec,
-    _spans,
     call_agent,
 )
-from agent_sdk import semconv as sc
 from agent_sdk.executor import result_text
+from agent_sdk.tracing import semconv as sc
+from agent_sdk.tracing import spans as _spans
 from benchmarks.common import MODES, Tracing, emit, now_us, short_name, summary, versions
 
 

@@ -21,8 +21,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 
-from agent_sdk.run_spans import RunSpanProcessor
 from agent_sdk.tracing import use_tracer_provider
+from agent_sdk.tracing.run_processor import RunSpanProcessor
 
 MODES = ("noop", "sampled-off", "batch")
 """Where agent-sdk's spans go:

@@ -27,7 +27,8 @@ from ag2.events import ToolCallEvent, ToolResultsEvent
 from ag2.middleware import TelemetryMiddleware
 from ag2.testing import TestConfig
 
-from agent_sdk import HierarchyLimits, harshest, run_scope
+from agent_sdk import HierarchyLimits, run_scope
+from agent_sdk.demo import harshest
 from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file, use_tracer_provider
 from agent_sdk_ag2 import ag2_agent_tool
 

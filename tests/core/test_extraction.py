@@ -4,7 +4,7 @@ import pytest
 from pydantic import BaseModel
 
 from agent_sdk import AgentResponse, ConfigurationError, ErrorKind, Message, ToolError, extract
-from agent_sdk.output_modes import check_return_mode
+from agent_sdk.extraction import check_return_mode
 
 RESPONSE = AgentResponse(
     messages=[

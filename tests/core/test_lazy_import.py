@@ -23,31 +23,32 @@ DEFERRED = (
     "asyncio",
     "pydantic",
     "opentelemetry",
+    "agent_sdk.plugin_manager",
     "agent_sdk.plugins",
     "agent_sdk.integration",
     "agent_sdk.hookspecs",
-    "agent_sdk.propagation",
     "agent_sdk.tracing",
-    "agent_sdk.trace_file",
     "agent_sdk.approval.store",
     "agent_sdk.agents",
     "agent_sdk.executor",
 )
 # Not loaded by running a tool through the executor either: the core runtime does without
-# plugin discovery, the SQLite store, tracing setup and the OpenTelemetry SDK. (Not
-# importlib.metadata: pydantic loads it to look for its own plugins when it builds the first
-# validator.)
+# plugin discovery, the SQLite store, tracing setup and the OpenTelemetry SDK; of the tracing
+# package it needs the spans only. (Not importlib.metadata: pydantic loads it to look for
+# its own plugins when it builds the first validator.)
 NOT_FOR_A_CALL = (
     "pluggy",
     "sqlite3",
     "packaging",
     "opentelemetry.sdk",
+    "agent_sdk.plugin_manager",
     "agent_sdk.plugins",
     "agent_sdk.integration",
     "agent_sdk.hookspecs",
-    "agent_sdk.propagation",
-    "agent_sdk.tracing",
-    "agent_sdk.trace_file",
+    "agent_sdk.tracing.configure",
+    "agent_sdk.tracing.propagation",
+    "agent_sdk.tracing.trace_file",
+    "agent_sdk.tracing.run_processor",
     "agent_sdk.approval.store",
 )
 
@@ -94,7 +95,7 @@ assert asyncio.run(Executor(registry).run("add", {"a": 1, "b": 2})).text == "3"
     assert loaded_after(code, NOT_FOR_A_CALL) == []
 
 
-def test_a_confirm_call_loads_plugin_discovery_when_it_needs_the_policies():
+def test_a_confirm_call_loads_the_plugin_manager_but_no_discovery_for_the_policies():
     code = """
 import asyncio
 from agent_sdk import AutoApprove, Executor, Registry
@@ -109,7 +110,8 @@ def add(a: int, b: int) -> int:
 executor = Executor(registry, approval=AutoApprove())
 assert asyncio.run(executor.run("add", {"a": 1, "b": 2})).text == "3"
 """
-    assert loaded_after(code, ("agent_sdk.plugins", "pluggy")) == ["agent_sdk.plugins", "pluggy"]
+    watch = ("agent_sdk.plugin_manager", "agent_sdk.plugins", "pluggy")
+    assert loaded_after(code, watch) == ["agent_sdk.plugin_manager", "pluggy"]
 
 
 @pytest.mark.parametrize("name", [n for n in agent_sdk.__all__ if n != "__version__"])

@@ -12,8 +12,14 @@ import types
 import pytest
 
 from agent_sdk import AutoApprove, Executor, IntegrationError, Registry, register_plugin
-from agent_sdk.integration import get_integration, integrations, name_clashes
-from agent_sdk.plugins import failed_plugins, reset_plugins, unregister_plugin
+from agent_sdk.plugins import (
+    failed_plugins,
+    get_integration,
+    integrations,
+    name_clashes,
+    reset_plugins,
+    unregister_plugin,
+)
 
 
 def make_dist(root, name, version, module, source, entry_name):

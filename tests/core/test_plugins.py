@@ -9,10 +9,11 @@ import pytest
 
 import agent_sdk
 from agent_sdk import AgentResponse, Integration, IntegrationError, hookimpl
-from agent_sdk.integration import get_integration, integrations
-from agent_sdk.output_modes import check_return_mode, extract
+from agent_sdk.extraction import check_return_mode, extract
 from agent_sdk.plugins import (
     failed_plugins,
+    get_integration,
+    integrations,
     loaded_plugins,
     register_plugin,
     reset_plugins,

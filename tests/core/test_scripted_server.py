@@ -17,11 +17,11 @@ from openai import AsyncOpenAI
 from openai.types.chat import completion_create_params as chat_params
 from openai.types.responses import response_create_params as responses_params
 
-from agent_sdk.endpoint import Endpoint
 from agent_sdk.errors import ConfigurationError
-from agent_sdk.openai_rules import CHAT_PARAMS, RESPONSES_PARAMS
 from agent_sdk.scripted import ToolCall, Turn
-from agent_sdk.scripted_server import ScriptedServer
+from agent_sdk.scripted.endpoint import Endpoint
+from agent_sdk.scripted.openai_rules import CHAT_PARAMS, RESPONSES_PARAMS
+from agent_sdk.scripted.server import ScriptedServer
 
 ADD = {
     "type": "object",
@@ -280,7 +280,7 @@ async def test_parallel_tool_calls_needs_tools_on_chat_only(server) -> None:
 
 def test_azure_rules_refuse_default_where_openai_accepts_it() -> None:
     schema = {**STRICT, "properties": {"a": {"type": "integer", "default": 1}, "b": {}}}
-    from agent_sdk.openai_rules import RequestError, check_chat
+    from agent_sdk.scripted.openai_rules import RequestError, check_chat
 
     body = {"model": "m", "messages": [{"role": "user", "content": "x"}]}
     body["tools"] = [chat_tool(parameters=schema, strict=True)]

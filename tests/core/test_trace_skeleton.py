@@ -23,11 +23,11 @@ from agent_sdk import (
     agent_tool,
     run_scope,
 )
-from agent_sdk import semconv as sc
-from agent_sdk._spans import capture_content, content_captured, use_tracer_provider
-from agent_sdk.genai_spans import model_call, record_model_call
-from agent_sdk.run_spans import RunSpanProcessor
 from agent_sdk.testing.skeleton import REVIEWERS, difference, from_jaeger, parse
+from agent_sdk.tracing import semconv as sc
+from agent_sdk.tracing.genai import model_call, record_model_call
+from agent_sdk.tracing.run_processor import RunSpanProcessor
+from agent_sdk.tracing.spans import capture_content, content_captured, use_tracer_provider
 
 
 @pytest.fixture

@@ -19,9 +19,9 @@ from agent_sdk import (
     configure_tracing,
     run_scope,
 )
-from agent_sdk import semconv as sc
 from agent_sdk.testing.otlp import OTLPReceiver
 from agent_sdk.tracing import capture_content, format_tree, load_trace_file, use_tracer_provider
+from agent_sdk.tracing import semconv as sc
 
 
 def by_name(spans, name):

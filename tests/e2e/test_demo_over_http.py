@@ -16,7 +16,7 @@ from e2e_helpers import entry_point_name, plugin_dirs
 
 from agent_sdk import demo
 from agent_sdk.scripted import Turn
-from agent_sdk.scripted_server import ScriptedServer
+from agent_sdk.scripted.server import ScriptedServer
 
 HTTP_FRAMEWORKS = [n for n in map(entry_point_name, plugin_dirs()) if n != "minifw"]
 

@@ -13,8 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_sdk import CallContext, ToolSpec
-from agent_sdk.integration import KNOWN_DISTRIBUTIONS, get_integration
-from agent_sdk.plugins import loading_only
+from agent_sdk.plugins import KNOWN_DISTRIBUTIONS, get_integration, loading_only
 from agent_sdk.testing.contract import exception_chain
 
 

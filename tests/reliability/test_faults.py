@@ -35,10 +35,10 @@ from agent_sdk import (
     fan_out,
     run_scope,
 )
-from agent_sdk import semconv as sc
 from agent_sdk.approval import AUTHORITY
 from agent_sdk.redaction import safe_message
 from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
+from agent_sdk.tracing import semconv as sc
 
 EMPTY = {"type": "object", "properties": {}}
 AMOUNT = {"type": "object", "properties": {"amount": {"type": "integer"}}, "required": ["amount"]}

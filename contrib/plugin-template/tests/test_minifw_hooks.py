@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from agent_sdk import AgentResponse, AutoApprove, Executor, Message, Registry, get_integration
-from agent_sdk.output_modes import extract
+from agent_sdk.extraction import extract
 from agent_sdk.plugins import loaded_plugins
 from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk_minifw import _integration, minifw_tool

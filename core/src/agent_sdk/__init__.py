@@ -53,11 +53,11 @@ _LAZY = {
     "agent_tool": "agent_sdk.agents",
     "call_agent": "agent_sdk.agents",
     "fan_out": "agent_sdk.agents",
-    "AgentResponse": "agent_sdk.extraction",
-    "Message": "agent_sdk.extraction",
+    "AgentResponse": "agent_sdk.response",
+    "Message": "agent_sdk.response",
+    "Usage": "agent_sdk.response",
     "ReturnMode": "agent_sdk.extraction",
-    "Usage": "agent_sdk.extraction",
-    "extract": "agent_sdk.output_modes",
+    "extract": "agent_sdk.extraction",
     "HierarchyLimits": "agent_sdk.run",
     "RunReport": "agent_sdk.run",
     "RunState": "agent_sdk.run",
@@ -66,16 +66,17 @@ _LAZY = {
     "run_scope": "agent_sdk.run",
     # Integrations and plugins.
     "hookimpl": "agent_sdk.hookspecs",
-    "Integration": "agent_sdk.integration",
-    "Requirement": "agent_sdk.integration",
-    "get_integration": "agent_sdk.integration",
-    "integrations": "agent_sdk.integration",
-    "register_plugin": "agent_sdk.plugins",
+    "Integration": "agent_sdk._integration",
+    "Requirement": "agent_sdk._integration",
+    "get_integration": "agent_sdk.plugins",
+    "integrations": "agent_sdk.plugins",
+    "register_plugin": "agent_sdk.plugin_manager",
     # Tracing.
-    "configure_tracing": "agent_sdk.tracing",
+    "configure_tracing": "agent_sdk.tracing.configure",
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
+    from agent_sdk._integration import Integration, Requirement
     from agent_sdk.agents import (
         HISTORY_MODES,
         FanOutResult,
@@ -96,12 +97,12 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
     from agent_sdk.approval.store import DeferredApproval, PendingApproval, SQLiteApprovalStore
     from agent_sdk.approval.tokens import ApprovalToken, TokenAuthority
     from agent_sdk.executor import Executor, ToolOutcome
-    from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage
+    from agent_sdk.extraction import ReturnMode, extract
     from agent_sdk.failures import tool_error
     from agent_sdk.hookspecs import hookimpl
-    from agent_sdk.integration import Integration, Requirement, get_integration, integrations
-    from agent_sdk.output_modes import extract
-    from agent_sdk.plugins import register_plugin
+    from agent_sdk.plugin_manager import register_plugin
+    from agent_sdk.plugins import get_integration, integrations
+    from agent_sdk.response import AgentResponse, Message, Usage
     from agent_sdk.run import (
         HierarchyLimits,
         RunReport,
@@ -111,7 +112,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         run_scope,
     )
     from agent_sdk.spec import Registry, ToolSpec
-    from agent_sdk.tracing import configure_tracing
+    from agent_sdk.tracing.configure import configure_tracing
 
 __all__ = [  # noqa: RUF022 - grouped by topic, as _LAZY above
     # tools
@@ -177,13 +178,8 @@ __all__ = [  # noqa: RUF022 - grouped by topic, as _LAZY above
 ]
 
 # The names in _LAZY load on first use; a submodule used as an attribute (``agent_sdk.tracing``)
-# too. Moved in 0.2: the old names work for one release and warn once.
-__getattr__ = lazy_exports(
-    __name__,
-    _LAZY,
-    deprecated={"harshest": ("agent_sdk.demo", "harshest")},
-    submodules=True,
-)
+# too. Names that moved in 0.2 work for one release and warn once (agent_sdk.deprecated).
+__getattr__ = lazy_exports(__name__, _LAZY, submodules=True)
 
 
 def __dir__() -> list[str]:

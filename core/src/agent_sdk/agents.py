@@ -14,14 +14,12 @@ from typing import Any, Literal, cast
 from opentelemetry.trace import Span
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from agent_sdk import _spans
-from agent_sdk import semconv as sc
 from agent_sdk._compat import wait_for
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
-from agent_sdk.extraction import AgentResponse, ReturnMode, Usage
+from agent_sdk.extraction import ReturnMode, check_return_mode, extract
 from agent_sdk.names import model_name
-from agent_sdk.output_modes import check_return_mode, extract
+from agent_sdk.response import AgentResponse, Usage
 from agent_sdk.run import (
     CHILD_VAR,
     RUN_VAR,
@@ -31,6 +29,8 @@ from agent_sdk.run import (
     refusing_detached,
 )
 from agent_sdk.spec import ToolSpec
+from agent_sdk.tracing import semconv as sc
+from agent_sdk.tracing import spans as _spans
 
 log = logging.getLogger("agent_sdk.hierarchy")
 

@@ -20,8 +20,7 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def cmd_plugins(_: argparse.Namespace) -> int:
-    from agent_sdk.integration import integrations, name_clashes
-    from agent_sdk.plugins import failed_plugins, loaded_plugins
+    from agent_sdk.plugins import failed_plugins, integrations, loaded_plugins, name_clashes
 
     found = sorted(integrations(), key=lambda i: i.name)
     rows: list[list[str]] = []

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_sdk.approval import ApprovalToken
+    from agent_sdk.approval.tokens import ApprovalToken
 
 
 def new_id(prefix: str) -> str:

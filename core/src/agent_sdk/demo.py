@@ -25,13 +25,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+from agent_sdk._integration import Integration
 from agent_sdk.approval import ApprovalPort, ApprovalRequest, AutoApprove, CallbackApproval, DenyAll
-from agent_sdk.endpoint import Api, Endpoint
 from agent_sdk.errors import AgentSDKError, IntegrationError
 from agent_sdk.executor import Executor
-from agent_sdk.integration import KNOWN_DISTRIBUTIONS, Integration, integrations
+from agent_sdk.plugins import KNOWN_DISTRIBUTIONS, integrations
 from agent_sdk.run import HierarchyLimits, run_scope
 from agent_sdk.scripted import Harness, RunResult, ScriptedAgent, ToolCall, Turn
+from agent_sdk.scripted.endpoint import Api, Endpoint
 from agent_sdk.spec import ToolSpec
 from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file
 
@@ -354,7 +355,7 @@ def _endpoint(args: Any, stack: contextlib.ExitStack) -> tuple[Endpoint, str]:
         env = getattr(args, "api_key_env", None) or "OPENAI_API_KEY"
         endpoint = Endpoint.from_env(base_url, model, api_key_env=env, api=api, stream=stream)
         return endpoint, f"API key from ${env}" if os.environ.get(env) else f"no ${env} set"
-    from agent_sdk.scripted_server import ScriptedServer
+    from agent_sdk.scripted.server import ScriptedServer
 
     server = stack.enter_context(ScriptedServer(script()))
     # Used exactly as a real endpoint: no scripts are registered through the endpoint.
@@ -418,7 +419,7 @@ def serve(args: Any) -> int:
     """``agent-sdk serve-scripted``: the demo's scripted model as a standalone endpoint."""
     import threading
 
-    from agent_sdk.scripted_server import ScriptedServer
+    from agent_sdk.scripted.server import ScriptedServer
 
     with ScriptedServer(script(), host=args.host, port=args.port) as server:
         print(f"serving the demo's scripted model at {server.url}", flush=True)

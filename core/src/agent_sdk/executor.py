@@ -9,8 +9,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_sdk import _spans
-from agent_sdk import semconv as sc
 from agent_sdk._compat import wait_for
 from agent_sdk.approval.gate import (
     ApprovalGate,
@@ -22,14 +20,16 @@ from agent_sdk.approval.gate import (
 from agent_sdk.approval.ports import ApprovalPort
 from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
 from agent_sdk.context import CallContext, current_context, use_context
+from agent_sdk.deprecated import module_getattr
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
-from agent_sdk.exports import deprecated_exports
 from agent_sdk.extraction import to_json_text
 from agent_sdk.failures import record_failure
 from agent_sdk.redaction import safe_message
 from agent_sdk.run import note_pending_approval
 from agent_sdk.spec import Registry, ToolSpec, arguments_digest
 from agent_sdk.threads import TOOL_THREADS
+from agent_sdk.tracing import semconv as sc
+from agent_sdk.tracing import spans as _spans
 
 
 @dataclass(frozen=True)
@@ -228,12 +228,6 @@ def _as_text(arguments: Any) -> str:
         return repr(arguments)
 
 
-# Moved in 0.2 to agent_sdk.approval.gate (ApprovalGate and safe_message are still imported
-# here); warn once, still work.
-__getattr__ = deprecated_exports(
-    __name__,
-    {
-        "DecidedApproval": ("agent_sdk.approval.gate", "DecidedApproval"),
-        "decision_error": ("agent_sdk.approval.gate", "decision_error"),
-    },
-)
+# DecidedApproval and decision_error moved in 0.2 to agent_sdk.approval.gate (ApprovalGate
+# and safe_message are still imported here); they warn once and still work.
+__getattr__ = module_getattr(__name__)

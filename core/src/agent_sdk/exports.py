@@ -1,20 +1,17 @@
-"""Module attributes resolved on first use: lazy exports and deprecated aliases."""
+"""Module attributes resolved on first use (lazy exports)."""
 
 from __future__ import annotations
 
 import importlib
 import sys
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from agent_sdk.deprecated import module_getattr
+
 
 def lazy_exports(
-    package: str,
-    exports: Mapping[str, str],
-    *,
-    deprecated: Mapping[str, tuple[str, str]] | None = None,
-    submodules: bool = False,
+    package: str, exports: Mapping[str, str], *, submodules: bool = False
 ) -> Callable[[str], Any]:
     """A module ``__getattr__`` that imports ``name`` from ``exports[name]`` on first use.
 
@@ -24,31 +21,13 @@ def lazy_exports(
         __getattr__ = lazy_exports(__name__, {"myfw_tool": "agent_sdk_myfw._tools"})
 
     A resolved name is stored in the module, so later uses are plain attribute lookups.
-    ``deprecated`` maps old names to ``("module", "new_name")``: the old name still works
-    and warns once (DeprecationWarning) naming the new one. With ``submodules`` a package's
-    submodule that nobody imported yet is imported when used as an attribute
-    (``agent_sdk.tracing`` after a bare ``import agent_sdk``).
+    Names that moved away from ``package`` (the table of ``agent_sdk.deprecated``) still
+    work and warn once. With ``submodules`` a package's submodule that nobody imported yet
+    is imported when used as an attribute (``agent_sdk.tracing`` after a bare
+    ``import agent_sdk``).
     """
-    old = dict(deprecated or {})
-    warned: set[str] = set()
 
-    def __getattr__(name: str) -> Any:
-        module = exports.get(name)
-        if module is not None:
-            value = getattr(importlib.import_module(module), name)
-            setattr(sys.modules[package], name, value)
-            return value
-        if name in old:
-            target_module, new_name = old[name]
-            if name not in warned:
-                warned.add(name)
-                warnings.warn(
-                    f"{package}.{name} is deprecated and will be removed in the next release; "
-                    f"use {target_module}.{new_name}",
-                    DeprecationWarning,
-                    stacklevel=2,
-                )
-            return getattr(importlib.import_module(target_module), new_name)
+    def submodule(name: str) -> Any:
         if submodules and not name.startswith("__"):
             try:
                 return importlib.import_module(f"{package}.{name}")
@@ -57,9 +36,14 @@ def lazy_exports(
                     raise
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
+    moved = module_getattr(package, submodule)
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            return moved(name)
+        value = getattr(importlib.import_module(module), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
     return __getattr__
-
-
-def deprecated_exports(package: str, moved: Mapping[str, tuple[str, str]]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for names that moved: each warns once and still works."""
-    return lazy_exports(package, {}, deprecated=moved)

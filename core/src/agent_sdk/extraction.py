@@ -1,58 +1,19 @@
-"""The neutral finished agent response, and the built-in output modes that turn it into tool
-text (all, last, json). Choosing a mode, plugins' modes included: ``agent_sdk.output_modes``."""
+"""Turning a sub-agent's finished response into the text its caller sees: the built-in
+output modes (all, last, json), the modes plugins add (``agent_sdk_output_modes``), checking
+a mode at configuration time and applying it (``extract``)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from agent_sdk.errors import ErrorKind, ToolError
-from agent_sdk.exports import deprecated_exports
-
-
-@dataclass(frozen=True)
-class Message:
-    role: Literal["user", "assistant", "tool", "system"] | str
-    text: str | None
-
-
-@dataclass
-class Usage:
-    """What a (sub-)agent run cost. ``input_chars`` counts characters sent to models."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    model_calls: int = 0
-    input_chars: int = 0
-
-    def add(self, other: Usage) -> None:
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.model_calls += other.model_calls
-        self.input_chars += other.input_chars
-
-
-@dataclass
-class AgentResponse:
-    """A sub-agent's finished response, in framework-neutral form.
-
-    ``pending_approvals`` holds the ``apr_…`` ids of approvals the child is waiting on;
-    extraction never hides them.
-    """
-
-    messages: list[Message] = field(default_factory=list)
-    structured: Any = None
-    usage: Usage = field(default_factory=Usage)
-    pending_approvals: list[str] = field(default_factory=list)
-    raw: Any = field(default=None, repr=False)
-
-    def assistant_texts(self) -> list[str]:
-        return [m.text for m in self.messages if m.role == "assistant" and m.text]
-
+from agent_sdk.deprecated import module_getattr
+from agent_sdk.errors import ConfigurationError, ErrorKind, ToolError
+from agent_sdk.response import AgentResponse
 
 ReturnMode = Literal["all", "last", "json"] | Callable[[AgentResponse], str]
 BUILTIN_MODES = ("all", "last", "json")
@@ -116,11 +77,60 @@ _BUILTIN_FUNCTIONS: dict[str, Callable[[AgentResponse], str]] = {
 }
 
 
-# Moved in 0.2 to agent_sdk.output_modes (they ask the plugins); warn once, still work.
-__getattr__ = deprecated_exports(
-    __name__,
-    {
-        "check_return_mode": ("agent_sdk.output_modes", "check_return_mode"),
-        "extract": ("agent_sdk.output_modes", "extract"),
-    },
-)
+def known_modes() -> dict[str, Callable[[AgentResponse], str]]:
+    """Every output mode: the built-in ones, then those plugins add (which cannot replace a
+    built-in one)."""
+    # Plugin discovery (pluggy, entry points) loads with the first mode that is not built
+    # in, not with a tool call.
+    from agent_sdk.plugin_manager import output_modes
+
+    return {**output_modes(), **_BUILTIN_FUNCTIONS}
+
+
+def check_return_mode(mode: Any) -> ReturnMode:
+    """Refuse an unknown mode or an async callable at configuration time."""
+    if callable(mode) and not isinstance(mode, str):
+        if inspect.iscoroutinefunction(mode) or inspect.iscoroutinefunction(
+            getattr(mode, "__call__", None)  # noqa: B004
+        ):
+            raise ConfigurationError(
+                "return_mode callables must be synchronous: they select text from a finished "
+                "response"
+            )
+        return mode  # type: ignore[no-any-return]
+    if isinstance(mode, str) and mode in BUILTIN_MODES:
+        return mode  # type: ignore[return-value]  # no need to load plugins for a built-in
+    known = known_modes()
+    if not isinstance(mode, str) or mode not in known:
+        raise ConfigurationError(
+            f"return_mode {mode!r} is not known; use one of {', '.join(sorted(known))} "
+            "or a function AgentResponse -> str"
+        )
+    return mode  # type: ignore[return-value]
+
+
+def extract(response: AgentResponse, mode: ReturnMode, *, agent: str = "agent") -> str:
+    """The tool result text for ``response`` under ``mode``.
+
+    Pending approvals inside the child come first and are never hidden by extraction: the
+    result is the approval-pending error naming them.
+    """
+    if response.pending_approvals:
+        ids = ", ".join(response.pending_approvals)
+        raise ToolError(
+            ErrorKind.APPROVAL_PENDING,
+            f"approval required: {ids} (sub-agent '{agent}' is waiting for approval)",
+            approval_id=response.pending_approvals[0],
+        )
+    fn = (_BUILTIN_FUNCTIONS.get(mode) or known_modes()[mode]) if isinstance(mode, str) else mode
+    text = fn(response)
+    if not isinstance(text, str):
+        raise ToolError(
+            ErrorKind.TOOL_FAILED,
+            f"the return_mode function for '{agent}' returned {type(text).__name__}, not str",
+        )
+    return text
+
+
+# Message and Usage moved to agent_sdk.response (0.2); they warn once and still work.
+__getattr__ = module_getattr(__name__)

@@ -16,23 +16,27 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from agent_sdk.deprecated import BIND_CONTEXT_HOOK, EXPORT_TOOL_HOOK
+
 if TYPE_CHECKING:
     from agent_sdk.approval.ports import ApprovalRequest
     from agent_sdk.context import CallContext
-    from agent_sdk.extraction import AgentResponse
-    from agent_sdk.integration import Integration
+    from agent_sdk.response import AgentResponse
 
 hookspec = pluggy.HookspecMarker("agent_sdk")
 hookimpl = pluggy.HookimplMarker("agent_sdk")
 
 
+# The answer is typed Any: the base Integration calls the 0.1 hooks below through the plugin
+# manager, which reads this module, so naming the class here would close an import circle.
 @hookspec
-def agent_sdk_integrations() -> Sequence[Integration]:
+def agent_sdk_integrations() -> Sequence[Any]:
     """Declare the framework integrations this plugin provides.
 
-    :return: a list (or tuple) of ``Integration`` objects. Every plugin's answer counts.
-        A name (or alias) claimed by two plugins is an error naming both; an answer that is
-        not a list of Integrations is this plugin's error, reported by ``agent-sdk plugins``.
+    :return: a list (or tuple) of ``agent_sdk.integration.Integration`` objects. Every
+        plugin's answer counts. A name (or alias) claimed by two plugins is an error naming
+        both; an answer that is not a list of Integrations is this plugin's error, reported
+        by ``agent-sdk plugins``.
     """
 
 
@@ -61,12 +65,7 @@ def agent_sdk_output_modes() -> Mapping[str, Callable[[AgentResponse], str]]:
 
 
 # -- deprecated: behaviour is a method of the Integration now -----------------------------
-@hookspec(
-    firstresult=True,
-    warn_on_impl=DeprecationWarning(
-        "agent_sdk_export_tool is deprecated: override Integration.export_tool instead"
-    ),
-)
+@hookspec(firstresult=True, warn_on_impl=EXPORT_TOOL_HOOK)
 def agent_sdk_export_tool(
     integration: str,
     spec: Any,
@@ -77,11 +76,6 @@ def agent_sdk_export_tool(
     """Deprecated. Return ``spec`` as a native tool of ``integration``, or None."""
 
 
-@hookspec(
-    firstresult=True,
-    warn_on_impl=DeprecationWarning(
-        "agent_sdk_bind_context is deprecated: override Integration.bind_context instead"
-    ),
-)
+@hookspec(firstresult=True, warn_on_impl=BIND_CONTEXT_HOOK)
 def agent_sdk_bind_context(integration: str, event: Any) -> CallContext | None:
     """Deprecated. Return the CallContext for a framework event, or None."""

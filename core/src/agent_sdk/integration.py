@@ -1,533 +1,72 @@
-"""Integrations, and everything a plugin author needs from the core (the published
-plugin-author API: a plugin imports from this module only).
+"""The plugin-author API: what only a plugin author needs from the core.
 
-A plugin declares one :class:`Integration` subclass instance that carries its behaviour:
-export a spec as a native tool, run an agent as a tool, bind a framework call to a
-``CallContext``, framework-native approval, the scripted harness, and its framework
-requirement as data. The base class does everything that is the same in every framework
-(the requirement check, turning a function into a spec, the executor and its approval
-gate, tool names, history modes), so every public ``<fw>_tool`` has the same shape::
+Applications import ``agent_sdk``; plugin authors add ``agent_sdk.integration``. A plugin
+imports the application names it uses (``Executor``, ``ToolSpec``, ``Registry``,
+``AgentResponse``, ``Usage``, the errors...) from ``agent_sdk``, and from here:
 
-    class MyIntegration(Integration):
-        name = "myfw"
-        distribution = "agent-sdk-myfw"
-        requires = Requirement("myfw", ">=1.0,<2", symbols=("myfw:Tool",))
+- declaring an integration: ``Integration`` (the base class), ``Requirement``,
+  ``AgentToolSettings``, ``no_other_options``, ``hookimpl``, ``lazy_exports``;
+- the approval gate: ``ApprovalGate``, ``DecidedApproval``;
+- context binding: ``CallContext``, ``bind_call``, ``current_context``, ``use_context``,
+  ``new_id``;
+- telling the run: ``note_usage``, ``record_failure``;
+- span helpers: ``agent_span``, ``model_call``, ``ModelCall``, ``record_model_call``,
+  ``get_tracer``, ``tracing_enabled``, ``semconv``;
+- the harness base: ``Harness`` (the scripted types: ``agent_sdk.scripted``).
 
-        def export_tool(self, spec, *, executor, gate, **options):
-            ...  # a native tool whose calls run executor.run_spec(spec, args, ctx, gate=gate)
-
-See docs/plugins.md for the whole guide.
+A test checks that plugins import nothing else from the core. The names this module
+exported before 0.2 still work and warn once (``agent_sdk.deprecated``). See
+docs/plugins.md for the whole guide.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.metadata as md
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel
-
-from agent_sdk import semconv
-from agent_sdk._spans import tracer as get_tracer
-from agent_sdk._spans import tracing_enabled
-from agent_sdk.agents import (
-    HISTORY_MODES,
-    AgentRequest,
-    AgentToolSettings,
-    HistoryMode,
-    agent_tool,
-    call_agent,
-    check_history,
-)
+from agent_sdk._integration import Integration, Requirement, no_other_options
+from agent_sdk.agents import AgentToolSettings
 from agent_sdk.approval.gate import ApprovalGate, DecidedApproval
-from agent_sdk.approval.ports import ApprovalPort, ApprovalRequest, Decision
-from agent_sdk.approval.tokens import ApprovalToken
 from agent_sdk.context import CallContext, current_context, new_id, use_context
-from agent_sdk.errors import (
-    ConfigurationError,
-    ErrorKind,
-    HierarchyLimitError,
-    IntegrationError,
-    ToolError,
-)
-from agent_sdk.executor import Executor, ToolOutcome
+from agent_sdk.deprecated import module_getattr
 from agent_sdk.exports import lazy_exports
-from agent_sdk.extraction import AgentResponse, Message, ReturnMode, Usage
-from agent_sdk.failures import record_failure, tool_error
-from agent_sdk.genai_spans import ModelCall, agent_span, model_call, record_model_call
+from agent_sdk.failures import record_failure
 from agent_sdk.hookspecs import hookimpl
-from agent_sdk.names import check_tool_name, tool_name_from
-from agent_sdk.output_modes import check_return_mode
-from agent_sdk.plugins import (
-    FAILED,
-    PluginInfo,
-    failed_plugins,
-    hook_answers,
-    plugin_manager,
-    report_failure,
-)
-from agent_sdk.redaction import safe_message
-from agent_sdk.run import (
-    HierarchyLimits,
-    bind_call,
-    current_run,
-    note_pending_approval,
-    note_usage,
-    run_scope,
-)
-from agent_sdk.spec import Registry, ToolSpec
+from agent_sdk.run import bind_call, note_usage
+from agent_sdk.scripted.harness import Harness
+from agent_sdk.tracing import semconv
+from agent_sdk.tracing.genai import ModelCall, agent_span, model_call, record_model_call
+from agent_sdk.tracing.spans import tracer as get_tracer
+from agent_sdk.tracing.spans import tracing_enabled
 
-
-@dataclass(frozen=True)
-class Requirement:
-    """The framework an integration needs, as data: its distribution, the version range the
-    integration was tested with, and the symbols it reads (``"module:Name"`` or
-    ``"module:Class.member"``), checked once before first use."""
-
-    distribution: str
-    versions: str
-    symbols: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        try:
-            SpecifierSet(self.versions)
-        except InvalidSpecifier as exc:
-            raise ConfigurationError(
-                f"requirement {self.distribution}: {self.versions!r} is not a version range"
-            ) from exc
-
-    def installed(self) -> str | None:
-        try:
-            return md.version(self.distribution)
-        except md.PackageNotFoundError:
-            return None
-
-    def check(self, integration: str, plugin: str, *, symbols: bool = True) -> str:
-        """The installed version, or IntegrationError saying what to install. With
-        ``symbols=False`` only the version is checked (nothing is imported)."""
-        found = self.installed()
-        install = f"pip install '{self.distribution}{self.versions}'"
-        if found is None:
-            raise IntegrationError(
-                f"integration {integration!r} needs {self.distribution} {self.versions}, which "
-                f"is not installed: {install}"
-            )
-        try:
-            ok = Version(found) in SpecifierSet(self.versions, prereleases=True)
-        except InvalidVersion:
-            ok = False
-        if not ok:
-            raise IntegrationError(
-                f"integration {integration!r} supports {self.distribution} {self.versions}, but "
-                f"{self.distribution} {found} is installed: {install} or upgrade {plugin}"
-            )
-        missing = [s for s in self.symbols if not _has_symbol(s)] if symbols else []
-        if missing:
-            raise IntegrationError(
-                f"integration {integration!r} cannot work with {self.distribution} {found}: it "
-                f"lacks {', '.join(missing)}. Install a tested release: {install}"
-            )
-        return found
-
-
-def _has_symbol(symbol: str) -> bool:
-    module_name, _, attrs = symbol.partition(":")
-    try:
-        target: Any = importlib.import_module(module_name)
-    except ImportError:
-        return False
-    for attr in attrs.split(".") if attrs else ():
-        if not hasattr(target, attr):
-            # A dataclass or pydantic field without a class-level default is still there.
-            declared = {**(getattr(target, "__dataclass_fields__", None) or {})}
-            declared.update(getattr(target, "model_fields", None) or {})
-            return attr in declared
-        target = getattr(target, attr)
-    return True
-
-
-class Integration:
-    """A framework integration: declare one instance in a plugin's ``agent_sdk_integrations``.
-
-    Subclasses set the class attributes and override the methods their framework supports:
-    ``export_tool`` (required), ``agent_spec`` and ``agent_name`` (agents as tools),
-    ``bind_context``, ``native_approval``. The public methods (``tool``, ``tools``,
-    ``agent_tool``, ``bind_approval``) are the same for every framework and are what a
-    plugin's ``<fw>_tool``, ``<fw>_tools`` and ``<fw>_agent_tool`` call.
-    """
-
-    name: ClassVar[str] = ""
-    distribution: ClassVar[str] = ""
-    """The plugin's own distribution (``agent-sdk-myfw``)."""
-    requires: ClassVar[Requirement | None] = None
-    aliases: ClassVar[tuple[str, ...]] = ()
-    harness: ClassVar[str | None] = None
-    """``module:Class`` of the scripted harness (the contract kit and ``agent-sdk demo``)."""
-    history_modes: ClassVar[tuple[HistoryMode, ...]] = ("fresh",)
-    """The history modes ``agent_tool`` accepts here (the core's words, see HistoryMode)."""
-    provider: ClassVar[str] = ""
-    """``gen_ai.provider.name`` of this framework's agent spans (default: the name)."""
-
-    def __init__(
-        self,
-        name: str | None = None,
-        *,
-        distribution: str | None = None,
-        requires: Requirement | None = None,
-        framework: str | None = None,
-        supported: str | None = None,
-        aliases: Iterable[str] | None = None,
-        harness: str | None = None,
-        native_approval: Any = None,
-    ) -> None:
-        # Keywords override the class attributes; ``framework``/``supported`` and
-        # ``native_approval(port)`` are the pre-0.2 spelling (a plain Integration record).
-        cls = type(self)
-        self.name = name or cls.name  # type: ignore[misc]
-        self.distribution = distribution or cls.distribution  # type: ignore[misc]
-        if requires is None and framework is not None:
-            requires = Requirement(framework, supported or "")
-        self.requires = requires or cls.requires  # type: ignore[misc]
-        self.aliases = tuple(aliases) if aliases is not None else cls.aliases  # type: ignore[misc]
-        self.harness = harness or cls.harness  # type: ignore[misc]
-        self.provider = cls.provider or self.name  # type: ignore[misc]
-        self._legacy_native_approval = native_approval
-        self._checked: str | None = None
-        if not self.name:
-            raise ConfigurationError(f"{cls.__name__} needs a name")
-        if self.requires is None:
-            raise ConfigurationError(f"integration {self.name!r} needs requires=Requirement(...)")
-
-    def __repr__(self) -> str:
-        return f"<Integration {self.name!r} ({self.distribution or '?'})>"
-
-    # -- what the framework requirement says -------------------------------------------------
-    @property
-    def names(self) -> tuple[str, ...]:
-        return (self.name, *self.aliases)
-
-    @property
-    def framework(self) -> str:
-        assert self.requires is not None
-        return self.requires.distribution
-
-    @property
-    def supported(self) -> str:
-        assert self.requires is not None
-        return self.requires.versions
-
-    def framework_version(self) -> str | None:
-        assert self.requires is not None
-        return self.requires.installed()
-
-    def check(self, *, symbols: bool = True) -> str:
-        """The framework version found, or IntegrationError saying what to do. The symbols
-        (which imports the framework) are checked once, before first use; ``symbols=False``
-        checks the version only."""
-        assert self.requires is not None
-        if self._checked is not None:
-            return self._checked
-        found = self.requires.check(self.name, self.distribution or self.name, symbols=symbols)
-        if symbols:
-            self._checked = found
-        return found
-
-    # -- the public shape: the same in every framework ---------------------------------------
-    def tool(
-        self,
-        spec_or_function: ToolSpec | Any,
-        *,
-        executor: Executor | None = None,
-        approval: ApprovalPort | None = None,
-        **options: Any,
-    ) -> Any:
-        """``spec_or_function`` as this framework's native tool, every call run by
-        ``executor`` (default: a new Executor, whose own port decides confirm calls).
-        ``approval`` is a port asked once per confirm call before it runs; an approved call
-        carries a one-use token the executor accepts. ``options`` are the framework's own."""
-        self.check()
-        spec = ToolSpec.coerce(spec_or_function)
-        executor = executor if executor is not None else Executor()
-        if not isinstance(executor, Executor):
-            raise ConfigurationError(f"executor must be an agent_sdk Executor, got {executor!r}")
-        gate = executor.gate(approval) if approval is not None else None
-        return self.export_tool(spec, executor=executor, gate=gate, **options)
-
-    def tools(
-        self,
-        registry: Registry | Iterable[ToolSpec],
-        *,
-        executor: Executor | None = None,
-        approval: ApprovalPort | None = None,
-        **options: Any,
-    ) -> list[Any]:
-        """Every spec of ``registry`` as a native tool, sharing one executor (default:
-        ``Executor(registry)``) and one approval gate."""
-        specs = list(registry)
-        if executor is None:
-            executor = Executor(registry) if isinstance(registry, Registry) else Executor()
-        return [self.tool(s, executor=executor, approval=approval, **options) for s in specs]
-
-    def agent_tool(
-        self,
-        agent: Any,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        return_mode: ReturnMode = "last",
-        history: str = "fresh",
-        executor: Executor | None = None,
-        timeout: float | None = None,
-        input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
-        approval: ApprovalPort | None = None,
-        **options: Any,
-    ) -> Any:
-        """``agent`` as a native tool that runs it as a sub-agent under the run's guards.
-
-        ``name`` must be a valid tool name; without it the agent's own name is made one
-        (case kept, other characters become '_'). ``history`` is one of this integration's
-        ``history_modes``. ``options`` are the framework's own."""
-        self.check()
-        mode = check_history(history, supported=self.history_modes, integration=self.name)
-        if name is not None:
-            tool_name = check_tool_name(name, what="agent tool name")
-        else:
-            tool_name = tool_name_from(self.agent_name(agent))
-        settings = AgentToolSettings(
-            name=tool_name,
-            description=description or self.agent_description(agent, tool_name),
-            return_mode=check_return_mode(return_mode),
-            history=mode,
-            timeout=timeout,
-            input_schema=input_schema,
-        )
-        spec = self.agent_spec(agent, settings, **options)
-        return self.tool(spec, executor=executor, approval=approval)
-
-    def bind_approval(self, port: ApprovalPort, *, executor: Executor | None = None) -> Any:
-        """The framework-native approval object deciding by ``port`` (for tools agent-sdk
-        does not run itself), or None where the framework has none."""
-        if self._legacy_native_approval is not None:
-            return self._legacy_native_approval(port)
-        return self.native_approval((executor or Executor()).gate(port))
-
-    def load_harness(self, endpoint: Any = None) -> Any:
-        """A new instance of the integration's scripted harness; with an
-        ``agent_sdk.endpoint.Endpoint``, one whose agents use the framework's own OpenAI
-        client against it."""
-        if not self.harness:
-            raise IntegrationError(f"integration {self.name!r} ships no scripted harness")
-        module, _, attr = self.harness.partition(":")
-        harness_class = getattr(importlib.import_module(module), attr)
-        return harness_class() if endpoint is None else harness_class(endpoint)
-
-    # -- what a framework overrides -----------------------------------------------------------
-    def export_tool(
-        self,
-        spec: ToolSpec,
-        *,
-        executor: Executor | None = None,
-        gate: ApprovalGate | None = None,
-        **options: Any,
-    ) -> Any:
-        """The native tool for ``spec``: each call binds its context and runs
-        ``executor.run_spec(spec, arguments, ctx, gate=...)``; a failed outcome sets the
-        framework's own error signal. ``gate`` (or None) decides confirm calls first.
-
-        The base implementation serves plugins written before 0.2 (an Integration record
-        plus the deprecated ``agent_sdk_export_tool`` hook)."""
-        executor = executor if executor is not None else Executor()
-        port = options.pop("approval", None)
-        if gate is None and port is not None:
-            gate = executor.gate(port)
-        self.check()
-        answer = plugin_manager().hook.agent_sdk_export_tool(
-            integration=self.name,
-            spec=spec,
-            executor=executor,
-            approval=gate.port if gate is not None else None,
-            middleware=tuple(options.pop("middleware", ())),
-        )
-        if answer is None:
-            raise IntegrationError(f"integration {self.name!r} does not export tools")
-        return answer
-
-    def agent_name(self, agent: Any) -> str:
-        """The framework agent's own name (the default tool name)."""
-        name = getattr(agent, "name", None)
-        if not isinstance(name, str) or not name:
-            raise ConfigurationError(f"{self.name}: the agent has no name; pass name=...")
-        return name
-
-    def agent_description(self, agent: Any, name: str) -> str:
-        """The default description of an agent tool."""
-        text = getattr(agent, "description", None)
-        return text if isinstance(text, str) and text.strip() else f"Ask the {name} agent."
-
-    def agent_spec(self, agent: Any, settings: AgentToolSettings, **options: Any) -> ToolSpec:
-        """A ToolSpec running ``agent`` as a sub-agent: normally
-        ``settings.spec(invoke, provider=...)`` with an ``invoke`` that runs a child per call
-        as ``settings.history`` says. ``options`` are the framework's own."""
-        raise IntegrationError(f"integration {self.name!r} does not run agents as tools")
-
-    def bind_context(self, event: Any) -> CallContext:
-        """The CallContext of a framework event (normally through ``bind_call``)."""
-        ctx = plugin_manager().hook.agent_sdk_bind_context(integration=self.name, event=event)
-        if ctx is None:
-            raise IntegrationError(
-                f"integration {self.name!r} cannot bind a context from {type(event).__name__}"
-            )
-        return ctx  # type: ignore[no-any-return]
-
-    def native_approval(self, gate: ApprovalGate) -> Any:
-        """The framework's own approval object deciding through ``gate`` (``gate.check``
-        for tools without a ToolSpec), or None where the framework has no such hook."""
-        return None
-
-
-def no_other_options(where: str, options: Mapping[str, Any]) -> None:
-    """ConfigurationError naming the options ``where`` (a public function) does not take."""
-    if options:
-        raise ConfigurationError(f"{where}: unknown option(s) {', '.join(sorted(options))}")
-
-
-# -- finding integrations ---------------------------------------------------------------------
-def _declared() -> tuple[list[tuple[Integration, PluginInfo]], dict[str, list[PluginInfo]]]:
-    """Every well-formed declaration with its plugin, and the names claimed twice."""
-    found: list[tuple[Integration, PluginInfo]] = []
-    owners: dict[str, list[PluginInfo]] = {}
-    for info, answer in hook_answers("agent_sdk_integrations"):
-        if answer is None or answer is FAILED:
-            continue
-        items = list(answer) if isinstance(answer, (list, tuple)) else None
-        if items is None or not all(isinstance(i, Integration) for i in items):
-            what = type(answer).__name__ if items is None else "a list holding non-Integrations"
-            report_failure(
-                info, f"hook agent_sdk_integrations answered {what}; answer a list of Integration"
-            )
-            continue
-        for integration in items:
-            found.append((integration, info))
-            for n in integration.names:
-                claimants = owners.setdefault(n, [])
-                if info not in claimants:
-                    claimants.append(info)
-    clashes = {n: infos for n, infos in owners.items() if len(infos) > 1}
-    return found, clashes
-
-
-def name_clashes() -> dict[str, list[PluginInfo]]:
-    """Integration names (or aliases) claimed by more than one plugin, with the claimants."""
-    return _declared()[1]
-
-
-def integrations() -> list[Integration]:
-    """Every integration declared by a loaded plugin, in load order. An integration whose
-    name another plugin also claims is left out (``get_integration`` names both)."""
-    found, clashes = _declared()
-    result: list[Integration] = []
-    for integration, _ in found:
-        if integration.name not in clashes and integration not in result:
-            result.append(integration)
-    return result
-
-
-# Our own integrations, so a missing one can be named with its install line.
-KNOWN_DISTRIBUTIONS = {
-    "ag2": "agent-sdk-ag2",
-    "autogen": "agent-sdk-autogen",
-    "openai-agents": "agent-sdk-openai-agents",
-    "fast-agent": "agent-sdk-fast-agent",
-}
-
-
-def get_integration(name: str) -> Integration:
-    """The integration for ``name`` (or one of its aliases), checked against its framework.
-
-    Raises IntegrationError naming the package to install when none is found, the plugin's
-    error when it failed to load, both distributions when two plugins claim the name, and
-    the supported range when the framework is outside it.
-    """
-    found, clashes = _declared()
-    if name in clashes:
-        who = " and ".join(info.label for info in clashes[name])
-        raise IntegrationError(
-            f"integration name {name!r} is claimed by two plugins: {who}. Uninstall one of "
-            "them (a plugin must not shadow another's integration)"
-        )
-    for integration, _ in found:
-        if name in integration.names:
-            integration.check(symbols=False)  # the version; symbols on first use
-            return integration
-    dist = KNOWN_DISTRIBUTIONS.get(name)
-    for failure in failed_plugins():
-        if failure.entry_point == name or (dist and failure.distribution == dist):
-            raise IntegrationError(
-                f"the plugin for {name!r} ({failure.label}) failed to load: {failure.error}"
-            )
-    installed = ", ".join(sorted(i.name for i, _ in found)) or "none"
-    hint = f"pip install {dist}" if dist else "install a plugin that provides it"
-    raise IntegrationError(
-        f"no integration named {name!r} is installed ({hint}); installed: {installed}"
-    )
-
-
-__all__ = [
-    "HISTORY_MODES",
-    "AgentRequest",
-    "AgentResponse",
+__all__ = [  # noqa: RUF022 - grouped as in the docstring
+    # declaring an integration
     "AgentToolSettings",
-    "ApprovalGate",
-    "ApprovalPort",
-    "ApprovalRequest",
-    "ApprovalToken",
-    "CallContext",
-    "ConfigurationError",
-    "DecidedApproval",
-    "Decision",
-    "ErrorKind",
-    "Executor",
-    "HierarchyLimitError",
-    "HierarchyLimits",
-    "HistoryMode",
     "Integration",
-    "IntegrationError",
-    "Message",
-    "ModelCall",
-    "Registry",
     "Requirement",
-    "ReturnMode",
-    "ToolError",
-    "ToolOutcome",
-    "ToolSpec",
-    "Usage",
-    "agent_span",
-    "agent_tool",
-    "bind_call",
-    "call_agent",
-    "check_history",
-    "check_tool_name",
-    "current_context",
-    "current_run",
-    "get_tracer",
     "hookimpl",
     "lazy_exports",
-    "model_call",
-    "new_id",
     "no_other_options",
-    "note_pending_approval",
+    # the approval gate
+    "ApprovalGate",
+    "DecidedApproval",
+    # context binding
+    "CallContext",
+    "bind_call",
+    "current_context",
+    "new_id",
+    "use_context",
+    # telling the run
     "note_usage",
     "record_failure",
+    # span helpers
+    "ModelCall",
+    "agent_span",
+    "get_tracer",
+    "model_call",
     "record_model_call",
-    "run_scope",
-    "safe_message",
     "semconv",
-    "tool_error",
-    "tool_name_from",
     "tracing_enabled",
-    "use_context",
+    # the harness base
+    "Harness",
 ]
+
+# The application names and discovery this module exported before 0.2: warn once, still work.
+__getattr__ = module_getattr(__name__)

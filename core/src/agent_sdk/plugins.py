@@ -1,252 +1,138 @@
-"""Plugin discovery (entry-point group ``agent_sdk``): loading, and asking the hooks.
+"""Plugins and the integrations they declare: ``integrations()``, ``get_integration(name)``.
 
-One bad plugin never breaks the others: an entry point that fails to import, and a hook
-that raises or answers nonsense, are recorded against that plugin (``failed_plugins()``,
-``agent-sdk plugins``) and its answer is left out.
+Plugins are found through the entry-point group ``agent_sdk`` and loaded by the one plugin
+manager (``agent_sdk.plugin_manager``, whose loading functions are re-exported here). Each
+plugin declares its integrations with the hook ``agent_sdk_integrations``; a plugin that
+answers nonsense is reported against its name and the others still count.
+
+The manager is a module of its own, below this one: the approval gate (policies), output
+extraction (plugins' modes) and the base ``Integration`` (the 0.1 hooks) ask it, and finding
+integrations needs the ``Integration`` class, so one module doing both would import in a
+circle.
 """
 
 from __future__ import annotations
 
-import importlib.metadata as md
-import os
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-import pluggy
-
-from agent_sdk import _builtin, hookspecs
-from agent_sdk.exports import deprecated_exports
-from agent_sdk.redaction import safe_message
-
-if TYPE_CHECKING:
-    from agent_sdk.approval.ports import ApprovalRequest
-    from agent_sdk.extraction import AgentResponse
-
-ENTRY_POINT_GROUP = "agent_sdk"
-ENV_ONLY = "AGENT_SDK_PLUGINS"
-ENV_NO_AUTOLOAD = "AGENT_SDK_DISABLE_PLUGIN_AUTOLOAD"
-
-
-@dataclass(frozen=True)
-class PluginInfo:
-    """A plugin as found: entry point, module, distribution; ``error`` when it failed."""
-
-    entry_point: str
-    module: str
-    distribution: str | None
-    version: str | None
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    @property
-    def label(self) -> str:
-        """How messages name the plugin: its distribution, else its entry point."""
-        if self.distribution:
-            return f"{self.distribution} {self.version or ''}".strip()
-        return f"plugin {self.entry_point!r}"
-
-
-class _Plugins:
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.manager: pluggy.PluginManager | None = None
-        self.loaded: list[PluginInfo] = []
-        self.failed: list[PluginInfo] = []
-        self.by_name: dict[str, PluginInfo] = {}  # pluggy plugin name -> info
-
-
-_plugins = _Plugins()
-
-
-def plugin_manager() -> pluggy.PluginManager:
-    """The one plugin manager; entry points are loaded on first use."""
-    pm = _plugins.manager
-    if pm is not None:
-        return pm
-    with _plugins.lock:
-        if _plugins.manager is None:
-            pm = pluggy.PluginManager("agent_sdk")
-            pm.add_hookspecs(hookspecs)
-            pm.register(_builtin, name="agent_sdk.builtin")
-            if os.environ.get(ENV_NO_AUTOLOAD, "").strip().lower() not in ("1", "true", "yes"):
-                _load_entry_points(pm)
-            _plugins.manager = pm
-        return _plugins.manager
-
-
-def _load_entry_points(pm: pluggy.PluginManager) -> None:
-    only = {n.strip() for n in os.environ.get(ENV_ONLY, "").split(",") if n.strip()}
-    for ep in md.entry_points(group=ENTRY_POINT_GROUP):
-        if only and ep.name not in only:
-            continue
-        dist = getattr(ep, "dist", None)
-        dist_name = dist.metadata["Name"] if dist is not None else None
-        dist_version = dist.version if dist is not None else None
-        try:
-            plugin = ep.load()
-            if pm.is_registered(plugin):
-                continue
-            pm.register(plugin, name=ep.name)
-        except Exception as exc:
-            _plugins.failed.append(
-                PluginInfo(ep.name, ep.value, dist_name, dist_version, _describe(exc))
-            )
-            continue
-        info = PluginInfo(ep.name, ep.value, dist_name, dist_version)
-        _plugins.loaded.append(info)
-        _plugins.by_name[ep.name] = info
-
-
-def _describe(exc: BaseException) -> str:
-    return safe_message(exc, limit=300)
-
-
-def register_plugin(plugin: object, *, name: str | None = None) -> None:
-    """Register a plugin object or module by hand (no entry point needed)."""
-    pm = plugin_manager()
-    registered = pm.register(plugin, name=name)
-    if registered is not None:
-        module = getattr(plugin, "__name__", type(plugin).__name__)
-        _plugins.by_name[registered] = PluginInfo(registered, str(module), None, None)
-
-
-def unregister_plugin(plugin: object) -> None:
-    plugin_manager().unregister(plugin)
-
-
-def reset_plugins() -> None:
-    """Forget loaded plugins; the next use rediscovers them (for tests)."""
-    with _plugins.lock:
-        _plugins.manager = None
-        _plugins.loaded.clear()
-        _plugins.failed.clear()
-        _plugins.by_name.clear()
-
-
-@contextmanager
-def loading_only(*entry_points: str) -> Iterator[None]:
-    """Inside the block only the named entry points load (none: no plugins at all); the
-    previous setting comes back afterwards. For tests and tools that must not import every
-    installed framework."""
-    saved = {k: os.environ.get(k) for k in (ENV_ONLY, ENV_NO_AUTOLOAD)}
-    for key in saved:
-        os.environ.pop(key, None)
-    if entry_points:
-        os.environ[ENV_ONLY] = ",".join(entry_points)
-    else:
-        os.environ[ENV_NO_AUTOLOAD] = "1"
-    reset_plugins()
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        reset_plugins()
-
-
-def loaded_plugins() -> list[PluginInfo]:
-    plugin_manager()
-    return list(_plugins.loaded)
-
-
-def failed_plugins() -> list[PluginInfo]:
-    """Plugins that failed to load or whose hooks failed, with the error; the rest work."""
-    plugin_manager()
-    return list(_plugins.failed)
-
-
-def report_failure(info: PluginInfo, error: str) -> PluginInfo:
-    """Record that ``info``'s plugin misbehaved (once per message) and return the record."""
-    failed = PluginInfo(info.entry_point, info.module, info.distribution, info.version, error)
-    with _plugins.lock:
-        if failed not in _plugins.failed:
-            _plugins.failed.append(failed)
-    return failed
-
-
-def plugin_info(plugin_name: str) -> PluginInfo:
-    """What is known of the plugin pluggy registered as ``plugin_name``."""
-    return _plugins.by_name.get(plugin_name) or PluginInfo(plugin_name, plugin_name, None, None)
-
-
-FAILED = object()
-"""What ``hook_answers`` yields for an implementation that raised."""
-
-
-def hook_answers(hook: str, **kwargs: Any) -> Iterator[tuple[PluginInfo, Any]]:
-    """Call every implementation of ``hook`` on its own, first registered first. An
-    implementation that raises is recorded as that plugin's failure and answers FAILED."""
-    pm = plugin_manager()
-    caller = getattr(pm.hook, hook)
-    for impl in reversed(caller.get_hookimpls()):
-        info = plugin_info(impl.plugin_name)
-        args = {name: kwargs[name] for name in impl.argnames}
-        try:
-            answer = impl.function(**args)
-        except Exception as exc:
-            report_failure(info, f"hook {hook} raised {_describe(exc)}")
-            answer = FAILED
-        yield info, answer
-
-
-def approval_policy(request: ApprovalRequest) -> bool | None:
-    """Ask the approval-policy plugins: False if any denies, True if one allows and none
-    denies, else None. Only ``True`` allows; an answer that is not True, False or None
-    (a string, a number, a coroutine...) is that plugin's error and denies the call."""
-    allowed = False
-    for info, answer in hook_answers("agent_sdk_approval_policy", request=request):
-        if answer is None:
-            continue
-        if answer is True:
-            allowed = True
-            continue
-        if answer is not False and answer is not FAILED:
-            close = getattr(answer, "close", None)
-            if callable(close) and hasattr(answer, "cr_frame"):
-                close()  # an async hookimpl's coroutine: never awaited, so no warning
-            report_failure(
-                info,
-                f"hook agent_sdk_approval_policy answered {type(answer).__name__}; "
-                "answer True, False or None",
-            )
-        return False
-    return True if allowed else None
-
-
-def output_modes() -> dict[str, Callable[[AgentResponse], str]]:
-    """Every output-extraction mode, built-in and from plugins (built-ins cannot be replaced)."""
-    modes: dict[str, Callable[[AgentResponse], str]] = {}
-    for info, mapping in hook_answers("agent_sdk_output_modes"):
-        if mapping is None or mapping is FAILED:
-            continue
-        if not hasattr(mapping, "items"):
-            report_failure(info, "hook agent_sdk_output_modes did not answer a mapping")
-            continue
-        for name, fn in mapping.items():
-            if isinstance(name, str) and callable(fn):
-                modes.setdefault(name, fn)
-            else:
-                report_failure(info, f"hook agent_sdk_output_modes answered a bad mode {name!r}")
-    return modes
-
-
-# Moved in 0.2 (Integration and lookups to agent_sdk.integration); warn once, still work.
-__getattr__ = deprecated_exports(
-    __name__,
-    {
-        "Integration": ("agent_sdk.integration", "Integration"),
-        "KNOWN_DISTRIBUTIONS": ("agent_sdk.integration", "KNOWN_DISTRIBUTIONS"),
-        "get_integration": ("agent_sdk.integration", "get_integration"),
-        "integrations": ("agent_sdk.integration", "integrations"),
-        "lazy_exports": ("agent_sdk.exports", "lazy_exports"),
-    },
+from agent_sdk import _integration
+from agent_sdk.deprecated import module_getattr
+from agent_sdk.errors import IntegrationError
+from agent_sdk.plugin_manager import (
+    ENTRY_POINT_GROUP,
+    ENV_NO_AUTOLOAD,
+    ENV_ONLY,
+    FAILED,
+    PluginInfo,
+    failed_plugins,
+    hook_answers,
+    loaded_plugins,
+    loading_only,
+    register_plugin,
+    report_failure,
+    reset_plugins,
+    unregister_plugin,
 )
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "ENV_NO_AUTOLOAD",
+    "ENV_ONLY",
+    "KNOWN_DISTRIBUTIONS",
+    "PluginInfo",
+    "failed_plugins",
+    "get_integration",
+    "integrations",
+    "loaded_plugins",
+    "loading_only",
+    "name_clashes",
+    "register_plugin",
+    "reset_plugins",
+    "unregister_plugin",
+]
+
+
+Declaration = tuple[_integration.Integration, PluginInfo]
+
+
+def _declared() -> tuple[list[Declaration], dict[str, list[PluginInfo]]]:
+    """Every well-formed declaration with its plugin, and the names claimed twice."""
+    found: list[Declaration] = []
+    owners: dict[str, list[PluginInfo]] = {}
+    for info, answer in hook_answers("agent_sdk_integrations"):
+        if answer is None or answer is FAILED:
+            continue
+        items = list(answer) if isinstance(answer, (list, tuple)) else None
+        if items is None or not all(isinstance(i, _integration.Integration) for i in items):
+            what = type(answer).__name__ if items is None else "a list holding non-Integrations"
+            report_failure(
+                info, f"hook agent_sdk_integrations answered {what}; answer a list of Integration"
+            )
+            continue
+        for integration in items:
+            found.append((integration, info))
+            for n in integration.names:
+                claimants = owners.setdefault(n, [])
+                if info not in claimants:
+                    claimants.append(info)
+    clashes = {n: infos for n, infos in owners.items() if len(infos) > 1}
+    return found, clashes
+
+
+def name_clashes() -> dict[str, list[PluginInfo]]:
+    """Integration names (or aliases) claimed by more than one plugin, with the claimants."""
+    return _declared()[1]
+
+
+def integrations() -> list[_integration.Integration]:
+    """Every integration declared by a loaded plugin, in load order. An integration whose
+    name another plugin also claims is left out (``get_integration`` names both)."""
+    found, clashes = _declared()
+    result: list[_integration.Integration] = []
+    for integration, _ in found:
+        if integration.name not in clashes and integration not in result:
+            result.append(integration)
+    return result
+
+
+# Our own integrations, so a missing one can be named with its install line.
+KNOWN_DISTRIBUTIONS = {
+    "ag2": "agent-sdk-ag2",
+    "autogen": "agent-sdk-autogen",
+    "openai-agents": "agent-sdk-openai-agents",
+    "fast-agent": "agent-sdk-fast-agent",
+}
+
+
+def get_integration(name: str) -> _integration.Integration:
+    """The integration for ``name`` (or one of its aliases), checked against its framework.
+
+    Raises IntegrationError naming the package to install when none is found, the plugin's
+    error when it failed to load, both distributions when two plugins claim the name, and
+    the supported range when the framework is outside it.
+    """
+    found, clashes = _declared()
+    if name in clashes:
+        who = " and ".join(info.label for info in clashes[name])
+        raise IntegrationError(
+            f"integration name {name!r} is claimed by two plugins: {who}. Uninstall one of "
+            "them (a plugin must not shadow another's integration)"
+        )
+    for integration, _ in found:
+        if name in integration.names:
+            integration.check(symbols=False)  # the version; symbols on first use
+            return integration
+    dist = KNOWN_DISTRIBUTIONS.get(name)
+    for failure in failed_plugins():
+        if failure.entry_point == name or (dist and failure.distribution == dist):
+            raise IntegrationError(
+                f"the plugin for {name!r} ({failure.label}) failed to load: {failure.error}"
+            )
+    installed = ", ".join(sorted(i.name for i, _ in found)) or "none"
+    hint = f"pip install {dist}" if dist else "install a plugin that provides it"
+    raise IntegrationError(
+        f"no integration named {name!r} is installed ({hint}); installed: {installed}"
+    )
+
+
+# Integration moved in 0.2 to agent_sdk.integration (this module uses it as
+# ``_integration.Integration``, so the old name still warns); see agent_sdk.deprecated.
+__getattr__ = module_getattr(__name__)

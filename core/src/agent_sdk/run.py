@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
 
-from agent_sdk import _spans
-from agent_sdk import semconv as sc
 from agent_sdk.context import NO_EXTRA, CallContext, current_context, new_id, use_context
 from agent_sdk.errors import ConfigurationError
-from agent_sdk.extraction import Usage
+from agent_sdk.response import Usage
+from agent_sdk.tracing import semconv as sc
+from agent_sdk.tracing import spans as _spans
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from ag2.events._serialization import deserialize_value, serialize_value
 from ag2.history import Storage
 
 from agent_sdk import Executor
-from agent_sdk.scripted_server import Recorded, ScriptedServer
+from agent_sdk.scripted.server import Recorded, ScriptedServer
 from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
 from agent_sdk.testing.contract import Recorder, error_of, run
 from agent_sdk.testing.over_http import HttpContractSuite

@@ -20,9 +20,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from agent_sdk import ToolSpec, run_scope
-from agent_sdk import semconv as sc
 from agent_sdk.testing import Turn
 from agent_sdk.testing.skeleton import Node, difference, parse
+from agent_sdk.tracing import semconv as sc
 from agent_sdk_ag2 import ag2_agent_tool, ag2_instrument, ag2_tool
 from agent_sdk_ag2.testing import ScriptedConfig
 

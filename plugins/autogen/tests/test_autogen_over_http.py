@@ -25,7 +25,7 @@ from autogen_core.tools import FunctionTool
 from agent_sdk import ToolSpec
 from agent_sdk.run import run_scope
 from agent_sdk.scripted import ToolCall, Turn
-from agent_sdk.scripted_server import ScriptedServer
+from agent_sdk.scripted.server import ScriptedServer
 from agent_sdk.testing.contract import Recorder, error_of
 from agent_sdk.testing.over_http import HttpContractSuite
 from agent_sdk_autogen import autogen_agent_tool, autogen_prepare, autogen_run, autogen_tool

@@ -11,9 +11,9 @@ import pytest
 from pydantic import BaseModel
 
 from agent_sdk import ConfigurationError, HierarchyLimits, run_scope
-from agent_sdk import semconv as sc
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.testing.contract import error_of
+from agent_sdk.tracing import semconv as sc
 from agent_sdk_fast_agent import INTEGRATION, fast_agent_agent_tool, orchestrate
 from agent_sdk_fast_agent._agents import _HISTORY
 

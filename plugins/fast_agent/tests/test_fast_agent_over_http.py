@@ -19,7 +19,7 @@ from fast_agent.tools.function_tool_loader import build_default_function_tool
 from pydantic import BaseModel
 
 from agent_sdk import Executor, ToolSpec
-from agent_sdk.scripted_server import ScriptedServer
+from agent_sdk.scripted.server import ScriptedServer
 from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
 from agent_sdk.testing.contract import Recorder, error_of
 from agent_sdk.testing.over_http import HttpContractSuite

@@ -285,7 +285,7 @@ def test_listing_plugins_does_not_import_fast_agent() -> None:
 
     code = (
         "import sys\n"
-        "from agent_sdk.integration import integrations\n"
+        "from agent_sdk.plugins import integrations\n"
         "assert 'fast-agent' in [i.name for i in integrations()]\n"
         "assert [m for m in sys.modules if m.split('.')[0] == 'fast_agent'] == []\n"
         "import agent_sdk_fast_agent\n"

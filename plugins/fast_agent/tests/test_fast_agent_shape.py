@@ -178,8 +178,8 @@ async def test_the_exception_of_a_failed_call_is_kept_by_the_core(app: Any) -> N
     ("old", "module", "new"),
     [
         ("instrument", "agent_sdk_fast_agent", "orchestrate"),
-        ("HISTORY_MODES", "agent_sdk.integration", "HISTORY_MODES"),
-        ("HistoryMode", "agent_sdk.integration", "HistoryMode"),
+        ("HISTORY_MODES", "agent_sdk", "HISTORY_MODES"),
+        ("HistoryMode", "agent_sdk", "HistoryMode"),
     ],
 )
 def test_moved_names_warn_and_still_work(old: str, module: str, new: str) -> None:

@@ -10,8 +10,8 @@ import pytest
 from pydantic import BaseModel
 
 from agent_sdk import run_scope
-from agent_sdk import semconv as sc
 from agent_sdk.testing import ToolCall, Turn
+from agent_sdk.tracing import semconv as sc
 from agent_sdk_fast_agent import fast_agent_agent_tool, orchestrate
 
 

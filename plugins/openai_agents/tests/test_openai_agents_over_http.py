@@ -24,10 +24,10 @@ from openai import AsyncOpenAI
 from pydantic import BaseModel, Field
 
 from agent_sdk import ConfigurationError, Executor, HierarchyLimits, ToolSpec, run_scope
-from agent_sdk import semconv as sc
 from agent_sdk.scripted import ToolCall, Turn
-from agent_sdk.scripted_server import ScriptedServer
+from agent_sdk.scripted.server import ScriptedServer
 from agent_sdk.testing.over_http import HttpContractSuite
+from agent_sdk.tracing import semconv as sc
 from agent_sdk_openai_agents import (
     instrument,
     openai_agents_agent_tool,

@@ -14,7 +14,12 @@ from agents import Agent, RunConfig, Runner, function_tool
 from pydantic import BaseModel, Field
 
 from agent_sdk import ConfigurationError, Executor, ToolSpec
-from agent_sdk.openai_rules import AZURE_STRICT_ONLY, RequestError, check_chat, check_responses
+from agent_sdk.scripted.openai_rules import (
+    AZURE_STRICT_ONLY,
+    RequestError,
+    check_chat,
+    check_responses,
+)
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk_openai_agents import openai_agents_tool
 from agent_sdk_openai_agents._schema import STRICT_UNPORTABLE

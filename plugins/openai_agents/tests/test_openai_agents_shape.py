@@ -180,7 +180,7 @@ def test_the_old_tool_error_name_warns_once_and_is_the_cores() -> None:
 
     call = ToolCall("explode", {})
     run([openai_agents_tool(explode)], [Turn.call(call), Turn.say("done")])
-    with pytest.warns(DeprecationWarning, match="agent_sdk.integration.tool_error"):
+    with pytest.warns(DeprecationWarning, match="use agent_sdk.tool_error"):
         old = plugin.tool_error
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -10,8 +10,8 @@ from agents.tracing import Span, Trace, TracingProcessor, add_trace_processor, g
 from opentelemetry.trace import SpanKind
 
 from agent_sdk import Executor, ToolSpec, run_scope
-from agent_sdk import semconv as sc
 from agent_sdk.testing import ToolCall, Turn
+from agent_sdk.tracing import semconv as sc
 from agent_sdk_openai_agents import instrument, openai_agents_agent_tool, openai_agents_tool
 from agent_sdk_openai_agents.testing import ScriptedModel
 

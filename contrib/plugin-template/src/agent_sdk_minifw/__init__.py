@@ -5,14 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agent_sdk.integration import (
-    ApprovalPort,
-    Executor,
-    Registry,
-    ReturnMode,
-    ToolSpec,
-    lazy_exports,
-)
+from agent_sdk import ApprovalPort, Executor, Registry, ReturnMode, ToolSpec
+from agent_sdk.integration import lazy_exports
 from agent_sdk_minifw._integration import INTEGRATION
 
 
@@ -68,12 +62,6 @@ def minifw_observer() -> Any:
 
 __all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_observer", "minifw_tool", "minifw_tools"]
 
-# The 0.1 names, kept for one release (they warn once).
-__getattr__ = lazy_exports(
-    __name__,
-    {},
-    deprecated={
-        "export_tool": (__name__, "minifw_tool"),
-        "export_agent_tool": (__name__, "minifw_agent_tool"),
-    },
-)
+# The 0.1 names (export_tool, export_agent_tool) still work for one release and warn once:
+# they are entries of agent-sdk's table (agent_sdk.deprecated), which lazy_exports asks.
+__getattr__ = lazy_exports(__name__, {})

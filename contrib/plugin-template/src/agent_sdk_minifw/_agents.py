@@ -5,14 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_sdk.integration import (
-    AgentResponse,
-    AgentToolSettings,
-    CallContext,
-    Message,
-    ToolSpec,
-    Usage,
-)
+from agent_sdk import AgentResponse, Message, ToolSpec, Usage
+from agent_sdk.integration import AgentToolSettings, CallContext
 from agent_sdk_minifw._tracing import SpanObserver
 from agent_sdk_minifw.framework import Agent
 

@@ -9,16 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from agent_sdk import AgentResponse, ApprovalRequest, Executor, ToolSpec
 from agent_sdk.integration import (
-    AgentResponse,
     AgentToolSettings,
     ApprovalGate,
-    ApprovalRequest,
     CallContext,
-    Executor,
     Integration,
     Requirement,
-    ToolSpec,
     bind_call,
     hookimpl,
 )

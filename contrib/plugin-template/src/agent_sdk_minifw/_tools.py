@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agent_sdk.integration import ApprovalGate, Executor, Integration, ToolSpec
+from agent_sdk import Executor, ToolSpec
+from agent_sdk.integration import ApprovalGate, Integration
 from agent_sdk_minifw.framework import Tool, ToolEvent, ToolResult
 
 

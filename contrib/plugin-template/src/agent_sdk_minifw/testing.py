@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec
-from agent_sdk.scripted import Harness, RunResult, ScriptedAgent, Turn
+from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec
+from agent_sdk.integration import Harness
+from agent_sdk.scripted import RunResult, ScriptedAgent, Turn
 from agent_sdk_minifw import minifw_agent_tool, minifw_observer, minifw_tool
 from agent_sdk_minifw.framework import Agent
 

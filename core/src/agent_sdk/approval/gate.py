@@ -51,7 +51,7 @@ def policy_allows(request: ApprovalRequest) -> bool:
     allows it without asking the port; raises ToolError(approval-denied) when one denies."""
     # Plugin discovery (pluggy, entry points) loads with the first call that needs approval,
     # not with ``import agent_sdk``.
-    from agent_sdk.plugins import approval_policy
+    from agent_sdk.plugin_manager import approval_policy
 
     verdict = approval_policy(request)
     if verdict is False:

@@ -16,7 +16,6 @@ from typing import Any, cast
 import pytest
 from pydantic import BaseModel
 
-from agent_sdk import semconv as sc
 from agent_sdk.approval import (
     AUTHORITY,
     Decision,
@@ -29,6 +28,7 @@ from agent_sdk.run import HierarchyLimits, current_run, run_scope
 from agent_sdk.spec import ToolSpec, arguments_digest
 from agent_sdk.testing import Harness, RunResult, ScriptedAgent, ToolCall, Turn
 from agent_sdk.testing.recording import recording_spans
+from agent_sdk.tracing import semconv as sc
 
 
 def run(coro: Any) -> Any:
@@ -926,8 +926,7 @@ def _installed_harness(harness: Harness) -> bool:
     plugin registered in this process only)."""
     import importlib.metadata as md
 
-    from agent_sdk.integration import get_integration
-    from agent_sdk.plugins import ENTRY_POINT_GROUP
+    from agent_sdk.plugins import ENTRY_POINT_GROUP, get_integration
 
     try:
         integration = get_integration(harness.integration)
@@ -947,7 +946,7 @@ def _demo_trace(harness: Harness, tmp_path: Path) -> list[Any]:
     """The Jaeger traces of ``agent-sdk demo`` run through ``harness``: in a fresh process for
     an installed plugin's own harness (the framework's spans go to the global provider the
     demo sets), else in this process with agent-sdk's tracer."""
-    from agent_sdk.trace_file import load_trace_file
+    from agent_sdk.tracing.trace_file import load_trace_file
 
     trace = tmp_path / "trace.json"
     endpoint = harness.endpoint
@@ -964,7 +963,7 @@ def _demo_trace(harness: Harness, tmp_path: Path) -> list[Any]:
         assert done.returncode == 0, done.stderr[-3000:]
         return load_trace_file(trace)
     from agent_sdk.demo import run_demo
-    from agent_sdk.trace_file import _jaeger_span
+    from agent_sdk.tracing.trace_file import _jaeger_span
 
     with recording_spans(stamp_runs=True) as exporter:
         run(run_demo(None, harness=harness))

@@ -1,5 +1,5 @@
 """C14, the contract kit over HTTP: C1-C12 with every agent on the framework's own OpenAI client,
-talking to the scripted server (``agent_sdk.scripted_server``), plain and streamed.
+talking to the scripted server (``agent_sdk.scripted.server``), plain and streamed.
 
 A plugin whose harness declares ``apis`` subclasses :class:`HttpContractSuite` and names
 its harness class::
@@ -24,7 +24,7 @@ import pytest
 from agent_sdk.executor import Executor
 from agent_sdk.run import HierarchyLimits, run_scope
 from agent_sdk.scripted import Harness, RunResult, ScriptedAgent, ToolCall, Turn
-from agent_sdk.scripted_server import ScriptedServer
+from agent_sdk.scripted.server import ScriptedServer
 from agent_sdk.testing.contract import ContractSuite, Recorder, run
 
 

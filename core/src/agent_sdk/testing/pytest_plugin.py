@@ -28,7 +28,7 @@ def spans() -> Iterator[Any]:
 def only_plugins() -> Iterator[Callable[..., None]]:
     from contextlib import ExitStack
 
-    from agent_sdk.plugins import loading_only
+    from agent_sdk.plugin_manager import loading_only
 
     with ExitStack() as stack:
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from agent_sdk._spans import use_tracer_provider
+from agent_sdk.tracing.spans import use_tracer_provider
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -22,7 +22,7 @@ def recording_spans(*, stamp_runs: bool = False) -> Iterator[InMemorySpanExporte
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from agent_sdk.run_spans import RunSpanProcessor
+    from agent_sdk.tracing.run_processor import RunSpanProcessor
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()

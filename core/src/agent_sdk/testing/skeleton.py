@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_sdk import semconv as sc
+from agent_sdk.tracing import semconv as sc
 
 
 @dataclass

@@ -13,14 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from agent_sdk.integration import (
-    ApprovalPort,
-    Executor,
-    Registry,
-    ReturnMode,
-    ToolSpec,
-    lazy_exports,
-)
+from agent_sdk import ApprovalPort, Executor, Registry, ReturnMode, ToolSpec
+from agent_sdk.integration import lazy_exports
 from agent_sdk_ag2._integration import INTEGRATION
 
 if TYPE_CHECKING:
@@ -119,9 +113,9 @@ __all__ = [
     "ag2_tools",
 ]
 
-# AgentSDKTool imports AG2: it loads on first use. The hook moved with the entry point.
+# AgentSDKTool imports AG2: it loads on first use. The hook moved with the entry point (it
+# warns once: agent_sdk.deprecated).
 __getattr__ = lazy_exports(
     __name__,
     {"AgentSDKTool": "agent_sdk_ag2._tools", "SpanMiddleware": "agent_sdk_ag2._tracing"},
-    deprecated={"agent_sdk_integrations": ("agent_sdk_ag2._integration", "agent_sdk_integrations")},
 )

@@ -24,16 +24,8 @@ from ag2.events import (
     UsageEvent,
 )
 
-from agent_sdk.integration import (
-    AgentResponse,
-    AgentToolSettings,
-    CallContext,
-    ErrorKind,
-    Message,
-    ToolError,
-    ToolSpec,
-    Usage,
-)
+from agent_sdk import AgentResponse, ErrorKind, Message, ToolError, ToolSpec, Usage
+from agent_sdk.integration import AgentToolSettings, CallContext
 from agent_sdk_ag2._tracing import SpanMiddleware, _asked_as_tool, has_spans
 
 

@@ -51,16 +51,8 @@ from ag2.tools import ToolResult
 from ag2.tools.types import FunctionTool
 from ag2.utils import build_model
 
-from agent_sdk.integration import (
-    ApprovalGate,
-    ApprovalToken,
-    CallContext,
-    DecidedApproval,
-    Executor,
-    HierarchyLimitError,
-    ToolSpec,
-    bind_call,
-)
+from agent_sdk import ApprovalToken, Executor, HierarchyLimitError, ToolSpec
+from agent_sdk.integration import ApprovalGate, CallContext, DecidedApproval, bind_call
 
 
 # -- context binding -----------------------------------------------------------------------

@@ -26,7 +26,8 @@ from ag2.events import BaseEvent, ModelResponse
 from ag2.middleware import BaseMiddleware
 from ag2.middleware.base import AgentTurn, LLMCall
 
-from agent_sdk.integration import Usage, agent_span, record_model_call, tracing_enabled
+from agent_sdk import Usage
+from agent_sdk.integration import agent_span, record_model_call, tracing_enabled
 
 PROVIDER = "ag2"
 """``gen_ai.provider.name`` of the agent spans, and of chat spans whose client names no

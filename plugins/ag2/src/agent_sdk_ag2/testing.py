@@ -6,7 +6,7 @@ needs: a delay before a turn answers, and an echo turn. Each model call takes th
 everything else (text replies, several tool calls in one turn, errors going back to the
 model as a real provider would send them) is AG2's behaviour, not ours.
 
-Built with an ``agent_sdk.endpoint.Endpoint`` (``AG2Harness(endpoint)``), every agent runs
+Built with an ``agent_sdk.scripted.Endpoint`` (``AG2Harness(endpoint)``), every agent runs
 on AG2's own OpenAI clients instead: ``OpenAIConfig`` (Chat Completions) or
 ``OpenAIResponsesConfig`` (the Responses API) with the endpoint's base URL, model, key and
 streaming, and the scripted server's key in its system prompt (``Harness.system_prompt``).
@@ -39,13 +39,14 @@ from ag2.events import (
 )
 from ag2.testing import TestClient, TestConfig
 
-from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec
-from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
+from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec
+from agent_sdk.integration import Harness
+from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
 from agent_sdk_ag2 import ag2_agent_tool, ag2_instrument, ag2_tool
 from agent_sdk_ag2._agents import _part_text
 
 if TYPE_CHECKING:
-    from agent_sdk.endpoint import Api, Endpoint
+    from agent_sdk.scripted import Api, Endpoint
 
 __all__ = ["AG2Harness", "ScriptedConfig", "endpoint_config", "seen_results"]
 

@@ -15,14 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from agent_sdk.integration import (
-    ApprovalPort,
-    Executor,
-    Registry,
-    ReturnMode,
-    ToolSpec,
-    lazy_exports,
-)
+from agent_sdk import ApprovalPort, Executor, Registry, ReturnMode, ToolSpec
+from agent_sdk.integration import lazy_exports
 from agent_sdk_autogen._integration import INTEGRATION
 
 if TYPE_CHECKING:

@@ -54,7 +54,7 @@ from autogen_core.models import (
 from autogen_core.tools import BaseTool, Workbench
 from pydantic import BaseModel
 
-from agent_sdk.integration import Usage
+from agent_sdk import Usage
 from agent_sdk_autogen._tools import AutogenTool, RawArguments
 from agent_sdk_autogen._tracing import adopt_agent_span, set_usage, traced
 

@@ -33,16 +33,8 @@ from autogen_agentchat.messages import (
 )
 from autogen_core import CancellationToken
 
-from agent_sdk.integration import (
-    AgentResponse,
-    AgentToolSettings,
-    CallContext,
-    ConfigurationError,
-    HistoryMode,
-    Message,
-    ToolSpec,
-    Usage,
-)
+from agent_sdk import AgentResponse, ConfigurationError, HistoryMode, Message, ToolSpec, Usage
+from agent_sdk.integration import AgentToolSettings, CallContext
 from agent_sdk_autogen._agent_loop import adapt
 from agent_sdk_autogen._runs import run_linked
 

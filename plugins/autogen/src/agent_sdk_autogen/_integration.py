@@ -10,16 +10,13 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
+from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
 from agent_sdk.integration import (
     AgentToolSettings,
     ApprovalGate,
     CallContext,
-    ConfigurationError,
-    Executor,
     Integration,
-    IntegrationError,
     Requirement,
-    ToolSpec,
     bind_call,
     hookimpl,
 )

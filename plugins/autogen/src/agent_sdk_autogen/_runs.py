@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from autogen_core import CancellationToken
 
-from agent_sdk.integration import CallContext, ToolError, bind_call, new_id
+from agent_sdk import ToolError
+from agent_sdk.integration import CallContext, bind_call, new_id
 
 if TYPE_CHECKING:
     from autogen_agentchat.base import TaskResult

@@ -12,13 +12,8 @@ from autogen_core.logging import ToolCallEvent
 from autogen_core.tools import BaseTool, ToolSchema
 from pydantic import BaseModel, ConfigDict
 
-from agent_sdk.integration import (
-    ApprovalGate,
-    Executor,
-    HierarchyLimitError,
-    ToolSpec,
-    record_failure,
-)
+from agent_sdk import Executor, HierarchyLimitError, ToolSpec
+from agent_sdk.integration import ApprovalGate, record_failure
 from agent_sdk_autogen._runs import (
     AutogenToolError,
     bind_tool_call,

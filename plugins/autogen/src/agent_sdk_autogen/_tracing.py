@@ -20,7 +20,8 @@ from typing import Any, cast
 from autogen_core.models import ChatCompletionClient, CreateResult, RequestUsage
 from opentelemetry import trace
 
-from agent_sdk.integration import ModelCall, Usage, model_call, record_model_call
+from agent_sdk import Usage
+from agent_sdk.integration import ModelCall, model_call, record_model_call
 from agent_sdk.integration import semconv as sc
 
 AGENT_PROVIDER = "autogen"

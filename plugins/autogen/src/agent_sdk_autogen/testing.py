@@ -2,7 +2,7 @@
 
 Every run goes through a real ``AssistantAgent`` whose model is a
 ``ReplayChatCompletionClient`` (AutoGen's own test client) playing the kit's turns. Built with
-an ``agent_sdk.endpoint.Endpoint`` (``AutogenHarness(endpoint)``), every agent runs on
+an ``agent_sdk.scripted.Endpoint`` (``AutogenHarness(endpoint)``), every agent runs on
 AutoGen's own ``OpenAIChatCompletionClient`` instead (``endpoint_client``: the endpoint's
 base URL, model and key; streamed with ``model_client_stream=True``), with the scripted
 server's key in its system message (``Harness.system_prompt``). AutoGen 0.7 has no Responses
@@ -32,8 +32,9 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
-from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
+from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
+from agent_sdk.integration import Harness
+from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, Turn
 from agent_sdk_autogen import autogen_agent_tool, autogen_tool
 from agent_sdk_autogen._runs import autogen_run
 from agent_sdk_autogen._runs import conversation_id as _conversation_id
@@ -41,7 +42,7 @@ from agent_sdk_autogen._runs import conversation_id as _conversation_id
 if TYPE_CHECKING:
     from autogen_ext.models.openai import OpenAIChatCompletionClient
 
-    from agent_sdk.endpoint import Api, Endpoint
+    from agent_sdk.scripted import Api, Endpoint
 
 FUNCTION_CALLING = ModelInfo(
     vision=False,

@@ -8,21 +8,13 @@ use, the functions below when they are called.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from agent_sdk.integration import (
-    ApprovalPort,
-    Executor,
-    Registry,
-    ReturnMode,
-    ToolSpec,
-    lazy_exports,
-    tool_error,
-)
+from agent_sdk import ApprovalPort, Executor, Registry, ReturnMode, ToolSpec, tool_error
+from agent_sdk.integration import lazy_exports
 from agent_sdk_fast_agent._context import Conversation, conversation, current_conversation
 from agent_sdk_fast_agent._integration import INTEGRATION
 
@@ -98,6 +90,7 @@ def fast_agent_agent_tool(
 
 
 def _tool_exception(tool_use_id: str) -> BaseException | None:
+    """What the deprecated ``tool_exception(tool_use_id)`` (0.1) still answers."""
     error = tool_error(tool_use_id)
     return None if error is None else (error.cause or error)
 
@@ -115,40 +108,13 @@ __all__ = [
     "orchestrate",
 ]
 
-# Names that import fast-agent load on first use; the 0.1 names still work and warn once.
-_lazy = lazy_exports(
+# Names that import fast-agent load on first use; the 0.1 names (instrument, bind_context,
+# tool_exception, HISTORY_MODES, HistoryMode) still work and warn once: agent_sdk.deprecated.
+__getattr__ = lazy_exports(
     __name__,
     {
         "ToolGate": "agent_sdk_fast_agent._approval",
         "orchestrate": "agent_sdk_fast_agent._runs",
         "AgentSDKTool": "agent_sdk_fast_agent._tools",
     },
-    deprecated={
-        "instrument": (__name__, "orchestrate"),
-        "HISTORY_MODES": ("agent_sdk.integration", "HISTORY_MODES"),
-        "HistoryMode": ("agent_sdk.integration", "HistoryMode"),
-    },
 )
-_REPLACED: dict[str, tuple[str, Any]] = {
-    "bind_context": ("INTEGRATION.bind_context(event)", INTEGRATION.bind_context),
-    "tool_exception": (
-        "agent_sdk.tool_error(tool_use_id) (its .cause is the handler's exception)",
-        _tool_exception,
-    ),
-}
-_warned: set[str] = set()
-
-
-def __getattr__(name: str) -> Any:
-    if name in _REPLACED:
-        use, value = _REPLACED[name]
-        if name not in _warned:
-            _warned.add(name)
-            warnings.warn(
-                f"{__name__}.{name} is deprecated and will be removed in the next release; "
-                f"use {use}",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-        return value
-    return _lazy(name)

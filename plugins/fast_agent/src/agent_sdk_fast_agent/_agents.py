@@ -17,18 +17,8 @@ from fast_agent.mcp.prompt import Prompt
 from opentelemetry import trace
 from pydantic import BaseModel
 
-from agent_sdk.integration import (
-    AgentResponse,
-    AgentToolSettings,
-    CallContext,
-    ConfigurationError,
-    HistoryMode,
-    Message,
-    ToolSpec,
-    Usage,
-    note_usage,
-    tracing_enabled,
-)
+from agent_sdk import AgentResponse, ConfigurationError, HistoryMode, Message, ToolSpec, Usage
+from agent_sdk.integration import AgentToolSettings, CallContext, note_usage, tracing_enabled
 from agent_sdk.integration import semconv as sc
 
 from ._context import (

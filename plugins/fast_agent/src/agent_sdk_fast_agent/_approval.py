@@ -7,13 +7,8 @@ from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
-from agent_sdk.integration import (
-    ApprovalGate,
-    ApprovalPort,
-    ConfigurationError,
-    Executor,
-    record_failure,
-)
+from agent_sdk import ApprovalPort, ConfigurationError, Executor
+from agent_sdk.integration import ApprovalGate, record_failure
 
 from ._context import bind_tool_call
 

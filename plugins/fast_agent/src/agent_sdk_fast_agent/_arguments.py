@@ -24,7 +24,8 @@ from typing import Any
 from mcp import CallToolRequest
 from mcp_types import CallToolRequestParams, CallToolResult, TextContent
 
-from agent_sdk.integration import ErrorKind, ToolError, record_failure
+from agent_sdk import ErrorKind, ToolError
+from agent_sdk.integration import record_failure
 
 RAW_ARGUMENTS = "agent_sdk_raw_arguments"
 """The one key of the arguments of a call whose raw text was not a JSON object."""

@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_sdk.integration import CallContext, HierarchyLimitError, bind_call, new_id
+from agent_sdk import HierarchyLimitError
+from agent_sdk.integration import CallContext, bind_call, new_id
 
 
 @dataclass

@@ -12,16 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
 from agent_sdk.integration import (
     AgentToolSettings,
     ApprovalGate,
     CallContext,
-    ConfigurationError,
-    Executor,
     Integration,
-    IntegrationError,
     Requirement,
-    ToolSpec,
     hookimpl,
 )
 from agent_sdk_fast_agent._context import bind_tool_call

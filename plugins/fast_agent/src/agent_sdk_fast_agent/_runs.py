@@ -15,13 +15,8 @@ from fast_agent.types.llm_stop_reason import LlmStopReason
 from fast_agent.ui.display_suppression import suppress_interactive_display
 from mcp_types import CallToolResult
 
-from agent_sdk.integration import (
-    ConfigurationError,
-    HierarchyLimits,
-    current_context,
-    current_run,
-    run_scope,
-)
+from agent_sdk import ConfigurationError, HierarchyLimits, current_run, run_scope
+from agent_sdk.integration import current_context
 
 from ._approval import ToolGate
 from ._arguments import invalid_arguments, sent_arguments, strict_arguments

@@ -8,13 +8,8 @@ from fast_agent.tools.invocation_context import get_local_tool_invocation_contex
 from fastmcp.tools import FunctionTool, ToolResult
 from mcp_types import TextContent
 
-from agent_sdk.integration import (
-    ApprovalGate,
-    Executor,
-    HierarchyLimitError,
-    ToolSpec,
-    record_failure,
-)
+from agent_sdk import Executor, HierarchyLimitError, ToolSpec
+from agent_sdk.integration import ApprovalGate, record_failure
 
 from ._arguments import sent_arguments
 from ._context import bind_tool_call, current_conversation

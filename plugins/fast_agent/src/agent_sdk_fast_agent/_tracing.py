@@ -31,7 +31,8 @@ from fast_agent.llm.request_params import RequestParams
 from opentelemetry import trace
 from opentelemetry.trace import Span, Tracer
 
-from agent_sdk.integration import ModelCall, Usage, agent_span, model_call, tracing_enabled
+from agent_sdk import Usage
+from agent_sdk.integration import ModelCall, agent_span, model_call, tracing_enabled
 
 PROVIDER = "fast-agent"
 """``gen_ai.provider.name`` of the agent spans (the framework); chat spans name the model's

@@ -33,15 +33,16 @@ from fast_agent.types.llm_stop_reason import LlmStopReason
 from mcp import CallToolRequest
 from mcp_types import CallToolRequestParams
 
-from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
-from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
+from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
+from agent_sdk.integration import Harness
+from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
 
 from . import fast_agent_agent_tool, fast_agent_tool
 from ._context import conversation
 from ._runs import orchestrate
 
 if TYPE_CHECKING:
-    from agent_sdk.endpoint import Api, Endpoint
+    from agent_sdk.scripted import Api, Endpoint
 
 SCRIPTED_MODEL = "fast-agent.agent-sdk-scripted"
 ORCHESTRATOR = "orchestrator"

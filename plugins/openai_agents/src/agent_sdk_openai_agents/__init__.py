@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from agent_sdk.integration import ApprovalPort, Executor, Registry, ToolSpec, lazy_exports
+from agent_sdk import ApprovalPort, Executor, Registry, ToolSpec
+from agent_sdk.integration import lazy_exports
 from agent_sdk_openai_agents._integration import INTEGRATION
 
 if TYPE_CHECKING:
     from agents import Agent, AgentToolStreamEvent, FunctionTool, RunConfig
 
-    from agent_sdk.integration import ReturnMode
+    from agent_sdk import ReturnMode
     from agent_sdk_openai_agents._approval import NativeApproval
     from agent_sdk_openai_agents._tools import ERROR_DATA_KEY
     from agent_sdk_openai_agents._tracing import OpenTelemetryBridge, instrument
@@ -101,6 +102,7 @@ __all__ = [
     "openai_agents_tools",
 ]
 
+# The 0.1 names still work for one release and warn once (agent_sdk.deprecated).
 __getattr__ = lazy_exports(
     __name__,
     {
@@ -109,6 +111,4 @@ __getattr__ = lazy_exports(
         "OpenTelemetryBridge": "agent_sdk_openai_agents._tracing",
         "instrument": "agent_sdk_openai_agents._tracing",
     },
-    # The 0.1 names, kept for one release (they warn once).
-    deprecated={"tool_error": ("agent_sdk.integration", "tool_error")},
 )

@@ -24,14 +24,8 @@ from agents.run_config import CallModelData, ModelInputData
 from agents.run_state import RunState
 from pydantic import BaseModel
 
-from agent_sdk.integration import (
-    AgentResponse,
-    AgentToolSettings,
-    CallContext,
-    Message,
-    ToolSpec,
-    Usage,
-)
+from agent_sdk import AgentResponse, Message, ToolSpec, Usage
+from agent_sdk.integration import AgentToolSettings, CallContext
 from agent_sdk_openai_agents._tools import current_tool_context, mark_agent_spec, pending_error
 
 _APPROVAL_ID = re.compile(r"\bapr_[0-9a-f]+\b")

@@ -9,14 +9,8 @@ from typing import Any
 from agents import RunContextWrapper
 from agents.tracing import get_current_span
 
-from agent_sdk.integration import (
-    ApprovalGate,
-    ConfigurationError,
-    Decision,
-    ErrorKind,
-    Executor,
-    ToolError,
-)
+from agent_sdk import ConfigurationError, Decision, ErrorKind, Executor, ToolError
+from agent_sdk.integration import ApprovalGate
 from agent_sdk_openai_agents._context import bind_tool_context
 from agent_sdk_openai_agents._tools import remember_pending
 

@@ -9,16 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
 from agent_sdk.integration import (
     AgentToolSettings,
     ApprovalGate,
     CallContext,
-    ConfigurationError,
-    Executor,
     Integration,
-    IntegrationError,
     Requirement,
-    ToolSpec,
     hookimpl,
     no_other_options,
 )

@@ -26,7 +26,7 @@ from typing import Any
 from agents.exceptions import UserError
 from agents.strict_schema import ensure_strict_json_schema
 
-from agent_sdk.integration import ConfigurationError
+from agent_sdk import ConfigurationError
 
 
 class NotStrict(ConfigurationError):

@@ -15,17 +15,8 @@ from agents.tool import FunctionToolCustomDataContext
 from agents.tool_context import ToolContext
 from agents.tracing import SpanError, get_current_span
 
-from agent_sdk.integration import (
-    ApprovalGate,
-    ApprovalToken,
-    CallContext,
-    DecidedApproval,
-    ErrorKind,
-    Executor,
-    HierarchyLimitError,
-    ToolError,
-    ToolSpec,
-)
+from agent_sdk import ApprovalToken, ErrorKind, Executor, HierarchyLimitError, ToolError, ToolSpec
+from agent_sdk.integration import ApprovalGate, CallContext, DecidedApproval
 from agent_sdk_openai_agents import _tracing
 from agent_sdk_openai_agents._context import bind_tool_context
 from agent_sdk_openai_agents._schema import ExportedSchema, export_schema

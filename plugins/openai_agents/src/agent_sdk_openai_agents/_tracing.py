@@ -51,7 +51,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace as otel_trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from agent_sdk.integration import current_context, current_run, get_tracer
+from agent_sdk import current_run
+from agent_sdk.integration import current_context, get_tracer
 from agent_sdk.integration import semconv as sc
 
 PROVIDER_NAME = "openai"

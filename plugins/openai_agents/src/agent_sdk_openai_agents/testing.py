@@ -44,18 +44,18 @@ from agents.testing import assistant_message, function_call
 from agents.tracing import gen_trace_id, generation_span
 from agents.usage import Usage
 
-from agent_sdk.integration import (
+from agent_sdk import (
     ApprovalPort,
     ErrorKind,
     Executor,
     ReturnMode,
     ToolError,
     ToolSpec,
-    new_id,
     run_scope,
     tool_error,
 )
-from agent_sdk.scripted import ECHO, Harness, RunResult, ScriptedAgent, SeenResult, Turn
+from agent_sdk.integration import Harness, new_id
+from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, Turn
 from agent_sdk_openai_agents._schema import STRICT_UNPORTABLE, export_schema
 from agent_sdk_openai_agents._tools import ERROR_DATA_KEY, pending_error
 from agent_sdk_openai_agents._tracing import OpenTelemetryBridge, instrument
@@ -63,7 +63,7 @@ from agent_sdk_openai_agents._tracing import OpenTelemetryBridge, instrument
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-    from agent_sdk.endpoint import Api, Endpoint
+    from agent_sdk.scripted import Api, Endpoint
 
 _TURN_MARK = re.compile(r"^t(\d+)_")
 _ids = itertools.count(1)

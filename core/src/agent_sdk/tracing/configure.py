@@ -1,9 +1,7 @@
-"""Tracing: configure an exporter (extra ``[otel]``). Carrying a hierarchy across processes
-is ``agent_sdk.propagation``, Jaeger JSON files and trace trees ``agent_sdk.trace_file``;
-their names are re-exported here.
-
-The library itself only uses opentelemetry-api and never sets the global tracer provider;
-``configure_tracing`` does, when the application calls it.
+"""``configure_tracing``: the OpenTelemetry SDK set up with a batch processor and an
+exporter (OTLP over HTTP, extra ``[otel]``, or gRPC, extra ``[otel-grpc]``), a Jaeger JSON
+file, the console. Only the application calls it: the library never sets the global tracer
+provider itself.
 """
 
 from __future__ import annotations
@@ -13,27 +11,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from opentelemetry import trace
 
-from agent_sdk._spans import capture_content, use_tracer_provider
-from agent_sdk._spans import tracer as get_tracer
 from agent_sdk.errors import ConfigurationError
-from agent_sdk.exports import deprecated_exports
-from agent_sdk.propagation import continue_run, inject
-from agent_sdk.trace_file import JaegerFileExporter, format_tree, load_trace_file
+from agent_sdk.tracing.spans import capture_content, use_tracer_provider
+from agent_sdk.tracing.trace_file import JaegerFileExporter
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
-
-__all__ = [
-    "JaegerFileExporter",
-    "capture_content",
-    "configure_tracing",
-    "continue_run",
-    "format_tree",
-    "get_tracer",
-    "inject",
-    "load_trace_file",
-    "use_tracer_provider",
-]
 
 
 def configure_tracing(
@@ -71,7 +54,7 @@ def configure_tracing(
         ) from exc
     if protocol not in ("http/protobuf", "grpc"):
         raise ConfigurationError(f"protocol must be 'http/protobuf' or 'grpc', not {protocol!r}")
-    from agent_sdk.run_spans import RunSpanProcessor
+    from agent_sdk.tracing.run_processor import RunSpanProcessor
 
     provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
     provider.add_span_processor(RunSpanProcessor())  # first: stamps before export
@@ -123,6 +106,3 @@ def _otlp_exporter(endpoint: str | None, protocol: str) -> Any:
     if not url.endswith("/v1/traces"):
         url += "/v1/traces"
     return HTTPExporter(endpoint=url)
-
-
-__getattr__ = deprecated_exports(__name__, {"extract": (__name__, "continue_run")})

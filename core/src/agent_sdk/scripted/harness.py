@@ -1,6 +1,6 @@
-"""Scripted models and the scripted harness: run a framework's real agent loop with a model
-that plays a script. A runtime module (``agent-sdk demo`` uses it, as do users' own tests);
-the contract kit (``agent_sdk.testing``) builds on it.
+"""The scripted harness: what a plugin provides so the contract kit (and ``agent-sdk
+demo``) can drive its framework's real agent loop with a model that plays a script, and
+what such a run reports.
 
 An integration's harness (``Integration.harness``) exports tools, builds scripted child
 agents as tools and runs an orchestrator whose model plays ``Turn``s.
@@ -8,7 +8,6 @@ agents as tools and runs an orchestrator whose model plays ``Turn``s.
 
 from __future__ import annotations
 
-import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,47 +17,11 @@ from agent_sdk.approval.ports import ApprovalPort
 from agent_sdk.errors import IntegrationError
 from agent_sdk.executor import Executor
 from agent_sdk.extraction import ReturnMode
+from agent_sdk.scripted.turns import Turn
 from agent_sdk.spec import ToolSpec
 
 if TYPE_CHECKING:
-    from agent_sdk.endpoint import Api, Endpoint
-
-_ids = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call the scripted model makes. ``arguments`` may be a dict or raw JSON text."""
-
-    name: str
-    arguments: Mapping[str, Any] | str = field(default_factory=dict)
-    id: str = field(default_factory=lambda: f"call_{next(_ids)}")
-
-
-ECHO = "\x00echo"
-"""Turn text that makes the scripted model answer with the text of every non-system message
-it was sent, joined by newlines (to see what a child received)."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One scripted model response: optional text, tool calls, a delay before answering."""
-
-    text: str | None = None
-    calls: tuple[ToolCall, ...] = ()
-    delay: float = 0.0
-
-    @classmethod
-    def say(cls, text: str, *, delay: float = 0.0) -> Turn:
-        return cls(text=text, delay=delay)
-
-    @classmethod
-    def call(cls, *calls: ToolCall, text: str | None = None, delay: float = 0.0) -> Turn:
-        return cls(text=text, calls=tuple(calls), delay=delay)
-
-    @classmethod
-    def echo(cls, *, delay: float = 0.0) -> Turn:
-        return cls(text=ECHO, delay=delay)
+    from agent_sdk.scripted.endpoint import Api, Endpoint
 
 
 @dataclass
@@ -214,4 +177,4 @@ class Harness(ABC):
         return copy.deepcopy(tool)
 
 
-__all__ = ["ECHO", "Harness", "RunResult", "ScriptedAgent", "SeenResult", "ToolCall", "Turn"]
+__all__ = ["Harness", "RunResult", "ScriptedAgent", "SeenResult"]

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry import context, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-from agent_sdk import semconv as sc
 from agent_sdk._version import __version__
 from agent_sdk.context import CallContext
 from agent_sdk.errors import ToolError
+from agent_sdk.tracing import semconv as sc
 
 if TYPE_CHECKING:
-    from agent_sdk.extraction import Usage
+    from agent_sdk.response import Usage
 
 _state: dict[str, Any] = {
     "tracer": trace.get_tracer("agent_sdk", __version__),

@@ -1,0 +1,182 @@
+"""What agent-sdk and its plugins deprecate, in one place (as pytest keeps its own in
+``_pytest/deprecated.py``): one table from every old dotted name to its new one.
+
+An old name keeps working for one release and warns once (``DeprecationWarning``) naming
+its replacement. A name that moved is served by its old module's ``__getattr__``
+(:func:`module_getattr`; ``lazy_exports`` asks this table as well); a module that moved is
+a thin module at its old path that becomes the new module (:func:`moved_module`). A
+plugin's ``__getattr__`` asks this table like any core module.
+
+This module imports nothing of agent-sdk, so every module can use it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import warnings
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any, Final
+
+# The plugin-author API kept what only authors need (0.2); everything else an old plugin
+# imported from agent_sdk.integration is an application name, imported from agent_sdk.
+_APPLICATION_NAMES = (
+    "HISTORY_MODES",
+    "AgentResponse",
+    "ApprovalPort",
+    "ApprovalRequest",
+    "ApprovalToken",
+    "ConfigurationError",
+    "Decision",
+    "ErrorKind",
+    "Executor",
+    "HierarchyLimitError",
+    "HierarchyLimits",
+    "HistoryMode",
+    "IntegrationError",
+    "Message",
+    "Registry",
+    "ReturnMode",
+    "ToolError",
+    "ToolOutcome",
+    "ToolSpec",
+    "Usage",
+    "current_run",
+    "run_scope",
+    "tool_error",
+)
+
+DEPRECATED: Final[Mapping[str, str | tuple[str, str]]] = {
+    # old dotted name: the new one. A pair where the old name has no drop-in replacement:
+    # (what still serves the old name, what to use instead).
+    #
+    # -- modules that moved into a package (0.2) -------------------------------------------
+    "agent_sdk.genai_spans": "agent_sdk.tracing.genai",
+    "agent_sdk.run_spans": "agent_sdk.tracing.run_processor",
+    "agent_sdk.trace_file": "agent_sdk.tracing.trace_file",
+    "agent_sdk.propagation": "agent_sdk.tracing.propagation",
+    "agent_sdk.semconv": "agent_sdk.tracing.semconv",
+    "agent_sdk.endpoint": "agent_sdk.scripted.endpoint",
+    "agent_sdk.scripted_server": "agent_sdk.scripted.server",
+    "agent_sdk.openai_rules": "agent_sdk.scripted.openai_rules",
+    "agent_sdk.output_modes": "agent_sdk.extraction",
+    # -- agent_sdk.hierarchy was split into run and agents (0.2) ---------------------------
+    **{
+        f"agent_sdk.hierarchy.{name}": f"agent_sdk.run.{name}"
+        for name in (
+            "HierarchyLimits",
+            "PathCost",
+            "RunReport",
+            "RunState",
+            "bind_call",
+            "current_run",
+            "note_pending_approval",
+            "run_scope",
+        )
+    },
+    **{
+        f"agent_sdk.hierarchy.{name}": f"agent_sdk.agents.{name}"
+        for name in ("AgentRequest", "FanOutResult", "agent_tool", "call_agent", "fan_out")
+    },
+    "agent_sdk.hierarchy.harshest": "agent_sdk.demo.harshest",
+    "agent_sdk.hierarchy.DEFAULT_SEVERITY": "agent_sdk.demo.DEFAULT_SEVERITY",
+    # -- names that moved between core modules (0.2) ---------------------------------------
+    "agent_sdk.harshest": "agent_sdk.demo.harshest",
+    "agent_sdk.tracing.extract": "agent_sdk.tracing.continue_run",
+    "agent_sdk.plugins.Integration": "agent_sdk.integration.Integration",
+    "agent_sdk.plugins.lazy_exports": "agent_sdk.exports.lazy_exports",
+    "agent_sdk.executor.DecidedApproval": "agent_sdk.approval.gate.DecidedApproval",
+    "agent_sdk.executor.decision_error": "agent_sdk.approval.gate.decision_error",
+    "agent_sdk.extraction.Message": "agent_sdk.response.Message",
+    "agent_sdk.extraction.Usage": "agent_sdk.response.Usage",
+    # -- agent_sdk.integration is the plugin-author API only (0.2) -------------------------
+    **{f"agent_sdk.integration.{name}": f"agent_sdk.{name}" for name in _APPLICATION_NAMES},
+    **{
+        f"agent_sdk.integration.{name}": f"agent_sdk.plugins.{name}"
+        for name in ("KNOWN_DISTRIBUTIONS", "get_integration", "integrations", "name_clashes")
+    },
+    "agent_sdk.integration.AgentRequest": "agent_sdk.agents.AgentRequest",
+    "agent_sdk.integration.agent_tool": "agent_sdk.agent_tool",
+    "agent_sdk.integration.call_agent": "agent_sdk.call_agent",
+    "agent_sdk.integration.check_history": "agent_sdk.agents.check_history",
+    "agent_sdk.integration.check_tool_name": "agent_sdk.names.check_tool_name",
+    "agent_sdk.integration.tool_name_from": "agent_sdk.names.tool_name_from",
+    "agent_sdk.integration.note_pending_approval": "agent_sdk.run.note_pending_approval",
+    "agent_sdk.integration.safe_message": "agent_sdk.redaction.safe_message",
+    # -- the plugins' own 0.1 names --------------------------------------------------------
+    "agent_sdk_ag2.agent_sdk_integrations": "agent_sdk_ag2._integration.agent_sdk_integrations",
+    "agent_sdk_openai_agents.tool_error": "agent_sdk.tool_error",
+    "agent_sdk_fast_agent.instrument": "agent_sdk_fast_agent.orchestrate",
+    "agent_sdk_fast_agent.HISTORY_MODES": "agent_sdk.HISTORY_MODES",
+    "agent_sdk_fast_agent.HistoryMode": "agent_sdk.HistoryMode",
+    "agent_sdk_fast_agent.bind_context": "agent_sdk_fast_agent.INTEGRATION.bind_context",
+    "agent_sdk_fast_agent.tool_exception": (
+        "agent_sdk_fast_agent._tool_exception",
+        "agent_sdk.tool_error(tool_use_id) (its .cause is the handler's exception)",
+    ),
+    "agent_sdk_minifw.export_tool": "agent_sdk_minifw.minifw_tool",
+    "agent_sdk_minifw.export_agent_tool": "agent_sdk_minifw.minifw_agent_tool",
+}
+
+# The 0.1 hooks: behaviour is a method of the Integration now. pluggy warns when a plugin
+# implements one (``warn_on_impl``); the base Integration still calls them for 0.1 plugins.
+EXPORT_TOOL_HOOK: Final = DeprecationWarning(
+    "agent_sdk_export_tool is deprecated: override Integration.export_tool instead"
+)
+BIND_CONTEXT_HOOK: Final = DeprecationWarning(
+    "agent_sdk_bind_context is deprecated: override Integration.bind_context instead"
+)
+
+_warned: set[str] = set()
+
+
+def replacement(old: str) -> tuple[str, str]:
+    """(the dotted name that serves ``old`` now, what its warning tells to use)."""
+    entry = DEPRECATED[old]
+    return (entry, entry) if isinstance(entry, str) else entry
+
+
+def warn(old: str, *, stacklevel: int = 2) -> None:
+    """Warn, once per process, that ``old`` is deprecated, naming its replacement."""
+    if old in _warned:
+        return
+    _warned.add(old)
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {replacement(old)[1]}",
+        DeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def module_getattr(
+    module: str, fallback: Callable[[str], Any] | None = None
+) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that serves ``module``'s old names from the table (each
+    warns once and still works); any other name goes to ``fallback``, else AttributeError::
+
+        __getattr__ = module_getattr(__name__)
+    """
+
+    def __getattr__(name: str) -> Any:
+        old = f"{module}.{name}"
+        if old in DEPRECATED:
+            warn(old)
+            return pkgutil.resolve_name(replacement(old)[0])
+        if fallback is not None:
+            return fallback(name)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+def moved_module(old: str) -> ModuleType:
+    """The module ``old`` moved to, after warning (once) that it moved. A thin module at the
+    old path replaces itself with it, so both names are one module::
+
+        sys.modules[__name__] = moved_module(__name__)
+    """
+    # The thin module's code runs below the import machinery's frames, which warnings skip:
+    # the warning points at the import statement.
+    warn(old, stacklevel=3)
+    return importlib.import_module(replacement(old)[0])

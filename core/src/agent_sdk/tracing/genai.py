@@ -1,0 +1,140 @@
+"""The GenAI spans a plugin emits for what its framework does not trace itself: the top
+agent's ``invoke_agent`` (``agent_span``) and one ``chat {model}`` span per model call, with
+tokens, finish reasons and duration.
+
+Plugins see every model call of the agents they run (they count them for the budget); where
+the framework has no correct model-call span of its own, they emit one here, either around
+the call (``model_call``) or afterwards from what the framework reported, with the call's
+own start and end times (``record_model_call``). Sub-agents run through ``agent_tool`` get
+their ``invoke_agent`` span from agent-sdk already. Run id and path come from the context.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+from agent_sdk.context import current_context
+from agent_sdk.response import Usage
+from agent_sdk.tracing import semconv as sc
+from agent_sdk.tracing import spans as _spans
+
+
+@dataclass
+class ModelCall:
+    """What one model call answered; fill it in before the ``model_call`` block ends.
+    ``error_type``: the call failed without raising (a framework that turns a cancelled
+    or failed call into a reply); the span ends as an error of that type."""
+
+    usage: Usage | None = None
+    response_model: str | None = None
+    response_id: str | None = None
+    finish_reasons: Sequence[str] = field(default_factory=tuple)
+    error_type: str | None = None
+
+
+def _in_context(operation: str, provider: str, **named: str) -> dict[str, Any]:
+    """The operation's attributes, with run id and path from the current call context."""
+    attrs: dict[str, Any] = {sc.GEN_AI_OPERATION_NAME: operation, sc.GEN_AI_PROVIDER_NAME: provider}
+    attrs.update(named)
+    ctx = current_context()
+    if ctx is not None:
+        attrs.update(_spans.base_attributes(ctx, ctx.path))
+    return attrs
+
+
+def _attributes(model: str, provider: str, server_url: str | None) -> dict[str, Any]:
+    attrs = _in_context(sc.OP_CHAT, provider, **{sc.GEN_AI_REQUEST_MODEL: model})
+    if server_url:
+        parts = urlsplit(server_url)
+        if parts.hostname:
+            attrs[sc.SERVER_ADDRESS] = parts.hostname
+        if parts.port:
+            attrs[sc.SERVER_PORT] = parts.port
+    return attrs
+
+
+def _finish(span: Span, call: ModelCall) -> None:
+    if call.usage is not None:
+        span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, call.usage.input_tokens)
+        span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, call.usage.output_tokens)
+    if call.response_model:
+        span.set_attribute(sc.GEN_AI_RESPONSE_MODEL, call.response_model)
+    if call.response_id:
+        span.set_attribute(sc.GEN_AI_RESPONSE_ID, call.response_id)
+    if call.finish_reasons:
+        span.set_attribute(sc.GEN_AI_RESPONSE_FINISH_REASONS, list(call.finish_reasons))
+
+
+@contextmanager
+def agent_span(name: str, *, provider: str) -> Iterator[Span]:
+    """An ``invoke_agent {name}`` span around a run of a top-level agent (one that is not a
+    sub-agent of agent-sdk's; those have theirs)."""
+
+    def attributes() -> dict[str, Any]:
+        return _in_context(sc.OP_INVOKE_AGENT, provider, **{sc.GEN_AI_AGENT_NAME: name})
+
+    with _spans.span(f"{sc.OP_INVOKE_AGENT} {name}", attributes=attributes) as span:
+        yield span
+        _spans.mark_ok(span)
+
+
+@contextmanager
+def model_call(model: str, *, provider: str, server_url: str | None = None) -> Iterator[ModelCall]:
+    """A ``chat {model}`` span around one model call. Set the yielded ``ModelCall``'s
+    fields from the response; an exception marks the span with ``error.type``."""
+    call = ModelCall()
+    with _spans.span(
+        f"{sc.OP_CHAT} {model}",
+        kind=SpanKind.CLIENT,
+        attributes=lambda: _attributes(model, provider, server_url),
+    ) as span:
+        yield call
+        _finish(span, call)
+        _end_status(span, call.error_type)
+
+
+def record_model_call(
+    model: str,
+    *,
+    provider: str,
+    start_ns: int,
+    end_ns: int | None = None,
+    usage: Usage | None = None,
+    response_model: str | None = None,
+    response_id: str | None = None,
+    finish_reasons: Sequence[str] = (),
+    server_url: str | None = None,
+    error_type: str | None = None,
+) -> None:
+    """A ``chat {model}`` span for a call that already happened (``start_ns`` and ``end_ns``
+    from ``time.time_ns()``), as a child of the current span."""
+    if not _spans.tracing_enabled():
+        return
+    span = _spans.tracer().start_span(
+        f"{sc.OP_CHAT} {model}",
+        kind=SpanKind.CLIENT,
+        attributes=_attributes(model, provider, server_url),
+        start_time=start_ns,
+    )
+    _finish(span, ModelCall(usage, response_model, response_id, tuple(finish_reasons)))
+    _end_status(span, error_type)
+    span.end(end_time=end_ns if end_ns is not None else time.time_ns())
+
+
+def _end_status(span: Span, error_type: str | None) -> None:
+    if error_type:
+        span.set_attribute(sc.ERROR_TYPE, error_type)
+        span.set_attribute(sc.OUTCOME, "cancelled" if error_type == "cancelled" else "error")
+        span.set_status(Status(StatusCode.ERROR, error_type))
+    else:
+        _spans.mark_ok(span)
+
+
+__all__ = ["ModelCall", "agent_span", "model_call", "record_model_call"]

@@ -20,8 +20,8 @@ from agent_sdk.integration import lazy_exports
 from agent_sdk_autogen._integration import INTEGRATION
 
 if TYPE_CHECKING:
-    from agent_sdk_autogen._agent_loop import autogen_prepare
-    from agent_sdk_autogen._runs import AutogenToolError, autogen_run, collect_tool_errors
+    from agent_sdk_autogen._agent_loop import autogen_prepare, autogen_run
+    from agent_sdk_autogen._runs import AutogenToolError, collect_tool_errors
     from agent_sdk_autogen._tools import AutogenTool
 
 __version__ = "0.1.0"
@@ -138,7 +138,7 @@ __getattr__ = lazy_exports(
     {
         "AutogenToolError": "agent_sdk_autogen._runs",
         "autogen_prepare": "agent_sdk_autogen._agent_loop",
-        "autogen_run": "agent_sdk_autogen._runs",
+        "autogen_run": "agent_sdk_autogen._agent_loop",
         "collect_tool_errors": "agent_sdk_autogen._runs",
         "AutogenTool": "agent_sdk_autogen._tools",
     },

@@ -23,8 +23,9 @@ hook reaches (``autogen_agentchat/agents/_assistant_agent.py``):
 :func:`adapt` switches an ``AssistantAgent`` (or every ``AssistantAgent`` of a team) to a
 subclass of its own class that overrides those three class methods and
 ``on_messages_stream`` (which only completes AutoGen's span around it).
-``autogen_run`` and the agent tools adapt the agents they run; ``autogen_prepare`` (public)
-is for agents and teams a user runs with AutoGen's own ``run()`` / ``run_stream()``.
+``autogen_run`` (public, here: a cancel-safe ``run()``) and the agent tools adapt the agents
+they run; ``autogen_prepare`` (public) is for agents and teams a user runs with AutoGen's own
+``run()`` / ``run_stream()``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import Response, Team
+from autogen_agentchat.base import Response, TaskResult, Team
 from autogen_agentchat.messages import (
     BaseAgentEvent,
     BaseChatMessage,
@@ -55,6 +56,7 @@ from autogen_core.tools import BaseTool, Workbench
 from pydantic import BaseModel
 
 from agent_sdk import Usage
+from agent_sdk_autogen._runs import run_linked
 from agent_sdk_autogen._tools import AutogenTool, RawArguments
 from agent_sdk_autogen._tracing import adopt_agent_span, set_usage, traced
 
@@ -85,6 +87,31 @@ def autogen_prepare(agent_or_team: R) -> R:
     run's tokens). Changes the class of each ``AssistantAgent`` (never the
     class itself) to a subclass of its own; idempotent."""
     return adapt(agent_or_team)
+
+
+async def autogen_run(
+    runnable: Any,
+    *,
+    task: str | BaseChatMessage | Sequence[BaseChatMessage] | None = None,
+    cancellation_token: CancellationToken | None = None,
+    output_task_messages: bool = True,
+) -> TaskResult:
+    """``runnable.run(task=...)`` for an AutoGen agent or team, safe to cancel.
+
+    Use it instead of ``run()`` when the run may be cancelled, or may exhaust a run_scope's
+    budget: cancelling ``cancellation_token`` while a tool runs then raises CancelledError
+    promptly (plain ``run()`` waits forever in AutoGen 0.7.5), cancelling the calling task
+    stops the tool calls too, and budget exhaustion in a tool ends the run by raising
+    HierarchyLimitError. The agent (or the team's agents) is first given this plugin's loop
+    (``autogen_prepare``): malformed arguments reach its tools, streamed calls ask for usage.
+    """
+    adapt(runnable)
+    return await run_linked(
+        lambda token: runnable.run(
+            task=task, cancellation_token=token, output_task_messages=output_task_messages
+        ),
+        cancellation_token,
+    )
 
 
 _classes: dict[type[AssistantAgent], type[AssistantAgent]] = {}

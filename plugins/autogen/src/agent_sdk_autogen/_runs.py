@@ -18,19 +18,15 @@ import asyncio
 import contextvars
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from autogen_core import CancellationToken
 
 from agent_sdk import ToolError
 from agent_sdk.integration import CallContext, bind_call, new_id
-
-if TYPE_CHECKING:
-    from autogen_agentchat.base import TaskResult
-    from autogen_agentchat.messages import BaseChatMessage
 
 T = TypeVar("T")
 
@@ -198,30 +194,3 @@ async def run_linked(
     if link.stop_error is not None:
         raise link.stop_error
     return result
-
-
-async def autogen_run(
-    runnable: Any,
-    *,
-    task: str | BaseChatMessage | Sequence[BaseChatMessage] | None = None,
-    cancellation_token: CancellationToken | None = None,
-    output_task_messages: bool = True,
-) -> TaskResult:
-    """``runnable.run(task=...)`` for an AutoGen agent or team, safe to cancel.
-
-    Use it instead of ``run()`` when the run may be cancelled, or may exhaust a run_scope's
-    budget: cancelling ``cancellation_token`` while a tool runs then raises CancelledError
-    promptly (plain ``run()`` waits forever in AutoGen 0.7.5), cancelling the calling task
-    stops the tool calls too, and budget exhaustion in a tool ends the run by raising
-    HierarchyLimitError. The agent (or the team's agents) is first given this plugin's loop
-    (``autogen_prepare``): malformed arguments reach its tools, streamed calls ask for usage.
-    """
-    from agent_sdk_autogen._agent_loop import adapt
-
-    adapt(runnable)
-    return await run_linked(
-        lambda token: runnable.run(
-            task=task, cancellation_token=token, output_task_messages=output_task_messages
-        ),
-        cancellation_token,
-    )

@@ -36,7 +36,7 @@ from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
 from agent_sdk.integration import Harness
 from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, Turn
 from agent_sdk_autogen import autogen_agent_tool, autogen_tool
-from agent_sdk_autogen._runs import autogen_run
+from agent_sdk_autogen._agent_loop import autogen_run
 from agent_sdk_autogen._runs import conversation_id as _conversation_id
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from agent_sdk_ag2._tools import AgentSDKTool
     from agent_sdk_ag2._tracing import SpanMiddleware
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def ag2_tool(

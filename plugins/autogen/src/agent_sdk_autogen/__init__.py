@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agent_sdk_autogen._runs import AutogenToolError, autogen_run, collect_tool_errors
     from agent_sdk_autogen._tools import AutogenTool
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def autogen_tool(

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from agent_sdk_fast_agent._runs import orchestrate
     from agent_sdk_fast_agent._tools import AgentSDKTool
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def fast_agent_tool(

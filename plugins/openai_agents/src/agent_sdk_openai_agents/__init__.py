@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agent_sdk_openai_agents._tools import ERROR_DATA_KEY
     from agent_sdk_openai_agents._tracing import OpenTelemetryBridge, instrument
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def openai_agents_tool(

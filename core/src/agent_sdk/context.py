@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextvars
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_sdk.approval import ApprovalToken
+    from agent_sdk.approval.tokens import ApprovalToken
 
 
 def new_id(prefix: str) -> str:
@@ -22,21 +23,48 @@ NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 """The ``extra`` of a context given none: one shared, read-only empty mapping."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CallContext:
     """Who is calling a tool, from where in the hierarchy.
 
     ``path`` holds the names of the sub-agents the call runs inside (the orchestrator is the
     empty path), so ``depth == len(path)`` and the orchestrator's direct children run at
-    depth 1. ``approval`` is a one-use token minted by an approval gate for this very call.
+    depth 1. ``token`` is a one-use approval token minted by an approval gate for this very
+    call (``approval=`` is its 0.1 name, deprecated).
     """
 
     run_id: str
-    thread_id: str | None = None
-    call_id: str | None = None
-    path: tuple[str, ...] = ()
-    approval: ApprovalToken | None = field(default=None, repr=False)
-    extra: Mapping[str, Any] = field(default=NO_EXTRA, repr=False)
+    thread_id: str | None
+    call_id: str | None
+    path: tuple[str, ...]
+    token: ApprovalToken | None = field(repr=False)
+    extra: Mapping[str, Any] = field(repr=False)
+
+    def __init__(
+        self,
+        run_id: str,
+        thread_id: str | None = None,
+        call_id: str | None = None,
+        path: tuple[str, ...] = (),
+        token: ApprovalToken | None = None,
+        extra: Mapping[str, Any] = NO_EXTRA,
+        **deprecated: Any,
+    ) -> None:
+        if deprecated:
+            token = _deprecated_token(deprecated, token)
+        setattr_ = object.__setattr__
+        setattr_(self, "run_id", run_id)
+        setattr_(self, "thread_id", thread_id)
+        setattr_(self, "call_id", call_id)
+        setattr_(self, "path", path)
+        setattr_(self, "token", token)
+        setattr_(self, "extra", extra)
+
+    @property
+    def approval(self) -> ApprovalToken | None:
+        """Deprecated (0.1): ``token``."""
+        _warn_approval()
+        return self.token
 
     @property
     def depth(self) -> int:
@@ -48,11 +76,37 @@ class CallContext:
 
     def evolve(self, **changes: Any) -> CallContext:
         """A copy with the given fields changed (frozen dataclass ``replace``)."""
+        if "approval" in changes:
+            changes["token"] = _deprecated_token({"approval": changes.pop("approval")}, None)
         return replace(self, **changes)
 
     @classmethod
     def new(cls, *, run_id: str | None = None, **fields: Any) -> CallContext:
         return cls(run_id=run_id or new_id("run"), **fields)
+
+
+_approval_warned = False
+
+
+def _warn_approval(stacklevel: int = 3) -> None:
+    global _approval_warned
+    if not _approval_warned:
+        _approval_warned = True
+        warnings.warn(
+            "CallContext.approval is deprecated and will be removed in the next release; "
+            "use CallContext.token",
+            DeprecationWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _deprecated_token(given: dict[str, Any], token: ApprovalToken | None) -> ApprovalToken | None:
+    unknown = set(given) - {"approval"}
+    if unknown:
+        names = ", ".join(sorted(unknown))
+        raise TypeError(f"CallContext got unexpected keyword argument(s) {names}")
+    _warn_approval(4)
+    return token if token is not None else given["approval"]
 
 
 _current: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar(

@@ -42,11 +42,11 @@ def ag2_tool(
     """A ToolSpec (or a plain function) as an AG2 ``FunctionTool`` whose every call runs
     through ``executor`` (default: a new Executor, whose own port decides confirm calls).
 
-    ``approval=port`` puts an approval gate in as the innermost tool middleware: it asks
-    ``port`` once per confirm call and hands an approved call a one-use token the executor
-    accepts. ``middleware`` is extra AG2 tool middleware, outermost first. Raises
-    ``IntegrationError`` when the installed AG2 is outside the supported range or lacks
-    what the plugin reads."""
+    ``approval=port``: an approval gate asking ``port`` decides each confirm call once, after
+    every tool middleware (so the port sees the arguments that run), and the executor runs
+    exactly what it approved. ``middleware`` is extra AG2 tool middleware, outermost first.
+    Raises ``IntegrationError`` when the installed AG2 is outside the supported range or
+    lacks what the plugin reads."""
     return INTEGRATION.tool(  # type: ignore[no-any-return]
         spec_or_function, executor=executor, approval=approval, middleware=middleware
     )

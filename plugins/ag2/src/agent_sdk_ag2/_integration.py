@@ -72,8 +72,8 @@ class AG2Integration(Integration):
         middleware: Sequence[Any] = (),
         **options: Any,
     ) -> Any:
-        """An ``AgentSDKTool`` (an AG2 ``FunctionTool``); ``gate`` is its innermost tool
-        middleware, ``middleware`` extra AG2 tool middleware, outermost first."""
+        """An ``AgentSDKTool`` (an AG2 ``FunctionTool``) whose calls ``gate`` decides after
+        every tool middleware; ``middleware`` is extra AG2 tool middleware, outermost first."""
         no_other_options("ag2_tool", options)
         from agent_sdk_ag2._tools import build_tool
 

@@ -69,7 +69,7 @@ class ToolGate:
         ToolError is kept for ``tool_error(tool_use_id)``)."""
         if not self.needs_approval(name, arguments):
             return None
-        error = await self.gate.check(name, arguments, bind_tool_call(tool_use_id))
+        error = await self.gate.decide_native(name, arguments, bind_tool_call(tool_use_id))
         if error is None:
             return None
         record_failure(tool_use_id, error)

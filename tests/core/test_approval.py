@@ -155,9 +155,7 @@ def test_every_kind_of_bad_token_is_rejected_and_the_port_decides(case):
         token = dataclasses.replace(token, signature=token.signature[:-2])
     for port, expect_ok in [(None, False), (Port(False), False), (Port(True), True)]:
         ran.clear()
-        outcome = run(
-            Executor(registry, approval=port).run("pay", args, CTX.evolve(token=token))
-        )
+        outcome = run(Executor(registry, approval=port).run("pay", args, CTX.evolve(token=token)))
         assert outcome.ok is expect_ok, case
         assert ran == ([(500, "a")] if expect_ok else [])
         if port is not None:

@@ -135,7 +135,14 @@ def accepted_keywords(obj: Any) -> set[str]:
 def template_keywords() -> set[str]:
     """Keywords of the template's public functions."""
     funcs = [getattr(agent_sdk_minifw, n) for n in agent_sdk_minifw.__all__]
-    return {p for f in funcs if inspect.isfunction(f) for p in inspect.signature(f).parameters}
+    return {p for f in funcs if callable(f) and not isinstance(f, type) for p in _parameters(f)}
+
+
+def _parameters(function: Any) -> list[str]:
+    try:
+        return list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # not introspectable (an Integration instance, say)
+        return []
 
 
 def name_problems(span: str) -> list[str]:

@@ -27,7 +27,7 @@ from agent_sdk import (
     run_scope,
 )
 from agent_sdk.testing import Turn
-from agent_sdk_ag2 import INTEGRATION, ag2_agent_tool, ag2_tool, ag2_tools
+from agent_sdk_ag2 import INTEGRATION, ag2_tool, ag2_tools
 from agent_sdk_ag2._integration import AG2Integration
 
 
@@ -75,12 +75,12 @@ def test_bind_context_inside_a_run_scope_takes_the_scope_run_id() -> None:
 def test_ag2_outside_the_supported_range_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     real = md.version
     monkeypatch.setattr(md, "version", lambda d: "0.9.9" if d == "ag2" else real(d))
-    unchecked = AG2Integration()  # INTEGRATION checked AG2 once already and keeps the answer
-    monkeypatch.setattr(agent_sdk_ag2, "INTEGRATION", unchecked)
+    # INTEGRATION checked AG2 once already and keeps the answer: ag2_tool is a new one's .tool
+    unchecked = AG2Integration()
     with pytest.raises(IntegrationError, match=r"ag2 >=1\.2,<2.*0\.9\.9"):
-        ag2_tool(_lookup_spec({"type": "object", "properties": {"q": {"type": "string"}}}))
+        unchecked.tool(_lookup_spec({"type": "object", "properties": {"q": {"type": "string"}}}))
     with pytest.raises(IntegrationError, match=r"ag2 >=1\.2,<2.*0\.9\.9"):
-        ag2_agent_tool(Agent("a", config=TestConfig("x")))
+        unchecked.agent_tool(Agent("a", config=TestConfig("x")))
 
 
 def test_ag2_without_what_the_plugin_reads_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

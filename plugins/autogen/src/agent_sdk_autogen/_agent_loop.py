@@ -23,7 +23,7 @@ hook reaches (``autogen_agentchat/agents/_assistant_agent.py``):
 :func:`adapt` switches an ``AssistantAgent`` (or every ``AssistantAgent`` of a team) to a
 subclass of its own class that overrides those three class methods and
 ``on_messages_stream`` (which only completes AutoGen's span around it).
-``autogen_run`` and the agent tools adapt the agents they run; ``autogen_prepare`` (public)
+``autogen_run`` and the agent tools adapt the agents they run; ``autogen_instrument`` (public)
 is for agents and teams a user runs with AutoGen's own ``run()`` / ``run_stream()``.
 """
 
@@ -75,7 +75,7 @@ def adapt(runner: R) -> R:
     return runner
 
 
-def autogen_prepare(agent_or_team: R) -> R:
+def autogen_instrument(agent_or_team: R) -> R:
     """Give an AutoGen agent or team you run yourself (``run()``, ``run_stream()``) what
     :func:`autogen_run` gives the agents it runs, and return it: arguments that are not a
     JSON object reach this plugin's tools, which answer the model ``tool-args-invalid``
@@ -286,4 +286,4 @@ class _UsageOnStreams:
         return getattr(self._client, name)
 
 
-__all__ = ["adapt", "autogen_prepare", "usage_on_streams"]
+__all__ = ["adapt", "autogen_instrument", "usage_on_streams"]

@@ -213,7 +213,7 @@ async def autogen_run(
     promptly (plain ``run()`` waits forever in AutoGen 0.7.5), cancelling the calling task
     stops the tool calls too, and budget exhaustion in a tool ends the run by raising
     HierarchyLimitError. The agent (or the team's agents) is first given this plugin's loop
-    (``autogen_prepare``): malformed arguments reach its tools, streamed calls ask for usage.
+    (``autogen_instrument``): malformed arguments reach its tools, streamed calls ask for usage.
     """
     from agent_sdk_autogen._agent_loop import adapt
 

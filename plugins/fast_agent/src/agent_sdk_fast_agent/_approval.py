@@ -26,7 +26,7 @@ class ToolGate:
     fast-agent's Agents-as-Tools, plain function tools) before a turn's tools run, through
     the core's approval gate (policy plugins, then the port).
 
-    Pass it as ``orchestrate(agent, gate=...)``. It sits in the agent's ``run_tools``, the
+    Pass it as ``fast_agent_instrument(agent, gate=...)``. It sits in the agent's ``run_tools``, the
     one place every call of a turn passes (child agent calls bypass ``call_tool``); a denied
     or pending call becomes an ``is_error`` tool result and the turn goes on. agent-sdk
     tools are gated by their own ``approval=``. ``confirm`` is fast-agent's own rule for

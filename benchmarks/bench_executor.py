@@ -62,7 +62,6 @@ def stages() -> dict[str, tuple[Callable[[], Awaitable[Any]], str]]:
     port_executor = Executor(approval=AutoApprove())
     gate = ApprovalGate(AutoApprove())
     validated = spec.validate(ARGS)
-    validated_confirm = confirm.validate(ARGS)
 
     async def bare() -> Any:
         return await add(a=1, b=2)
@@ -73,16 +72,16 @@ def stages() -> dict[str, tuple[Callable[[], Awaitable[Any]], str]]:
     async def validate_text() -> Any:
         return spec.validate(ARGS_TEXT)
 
+    own_gate = executor.gate()
+
     async def approve_not_needed() -> Any:
-        return await executor._approve(spec, validated, ctx)
+        return await own_gate.decide(spec, ARGS, ctx)
 
     async def gate_admit() -> Any:
-        token = await gate.admit(confirm, ARGS, ctx)
-        gate.discard(token)
+        gate.discard((await gate.decide(confirm, ARGS, ctx)).token)
 
     async def token_mint_and_consume() -> Any:
-        token = await gate.admit(confirm, ARGS, ctx)
-        await executor._approve(confirm, validated_confirm, ctx.evolve(approval=token))
+        return await executor._admitted(confirm, ARGS, ctx, gate)
 
     def span_op(mode: str) -> Callable[[], Awaitable[Any]]:
         async def span() -> Any:
@@ -125,9 +124,12 @@ def stages() -> dict[str, tuple[Callable[[], Awaitable[Any]], str]]:
         "bare await add(a, b)": (bare, "noop"),
         "stage: validate (dict)": (validate_dict, "noop"),
         "stage: validate (JSON text)": (validate_text, "noop"),
-        "stage: approval check, no confirm": (approve_not_needed, "noop"),
-        "stage: approval gate (port + mint token)": (gate_admit, "noop"),
-        "stage: approval with token (mint + consume)": (token_mint_and_consume, "noop"),
+        "stage: gate decides, no confirm (validates)": (approve_not_needed, "noop"),
+        "stage: approval gate (validate + port + mint token)": (gate_admit, "noop"),
+        "stage: approval with token (decide + mint + consume)": (
+            token_mint_and_consume,
+            "noop",
+        ),
         "stage: invoke handler (context, kwargs)": (invoke, "noop"),
         "stage: result text": (result, "noop"),
     }

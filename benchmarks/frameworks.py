@@ -197,12 +197,12 @@ class AutogenDriver(Driver):
     ) -> Runner:
         from autogen_core import CancellationToken
 
-        from agent_sdk_autogen import autogen_prepare
+        from agent_sdk_autogen import autogen_instrument
         from agent_sdk_autogen.testing import scripted_agent
 
         agent = scripted_agent(f"orchestrator{next(_names)}", turns, tools=tools)
         if instrumented:
-            autogen_prepare(agent)
+            autogen_instrument(agent)
         client = agent._model_client
 
         async def run() -> Any:
@@ -233,11 +233,11 @@ class OpenAIAgentsDriver(Driver):
     def _instrument(self) -> None:
         from agents import set_tracing_disabled
 
-        from agent_sdk_openai_agents import instrument
+        from agent_sdk_openai_agents import openai_agents_instrument
 
         if self._bridge is None:
             # Exclusive: the bridge alone (nothing exported to OpenAI).
-            self._bridge = instrument(exclusive=True)
+            self._bridge = openai_agents_instrument(exclusive=True)
             set_tracing_disabled(False)
 
     def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
@@ -276,12 +276,12 @@ class OpenAIAgentsDriver(Driver):
         model = ScriptedModel(turns, name="orchestrator")
         agent = Agent(
             name=f"orchestrator{next(_names)}",
-            instructions="You orchestrate.",
+            instructions="You fast_agent_instrument.",
             model=model,
             tools=list(tools),
         )
         # Our spans of the top agent and its model calls are the SDK's own, bridged
-        # (instrument(), once per process): an instrumented run has the SDK trace it while
+        # (openai_agents_instrument(), once per process): an instrumented run has the SDK trace it while
         # agent-sdk's spans are recorded (the mode "noop" is a user with tracing off).
         traced, untraced = RunConfig(), RunConfig(tracing_disabled=True)
         if instrumented:
@@ -356,7 +356,7 @@ class FastAgentDriver(Driver):
     def runner(
         self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
     ) -> Runner:
-        from agent_sdk_fast_agent import orchestrate
+        from agent_sdk_fast_agent import fast_agent_instrument
 
         internal = f"orchestrator_{next(_names)}"
         self._agents[internal] = list(turns)
@@ -369,7 +369,7 @@ class FastAgentDriver(Driver):
         def setup(app: Any) -> None:
             agent = app[internal]
             if instrumented:
-                orchestrate(agent, tools=tools)
+                fast_agent_instrument(agent, tools=tools)
             else:
                 for tool in tools:
                     agent.add_tool(tool)

@@ -21,7 +21,7 @@ from agent_sdk import HierarchyLimits, Registry, run_scope
 from agent_sdk.demo import harshest
 from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file
-from agent_sdk_fast_agent import fast_agent_agent_tool, fast_agent_tools, orchestrate
+from agent_sdk_fast_agent import fast_agent_agent_tool, fast_agent_instrument, fast_agent_tools
 from agent_sdk_fast_agent.testing import (
     SCRIPTED_MODEL,
     library_app,
@@ -82,7 +82,7 @@ async def main(trace_file: Path) -> str:
     with scripts(SCRIPTS):
         async with fast.run() as app:
             app.security.add_tool(fast_agent_tools(tools)[0])
-            lead = orchestrate(
+            lead = fast_agent_instrument(
                 app.lead,
                 tools=[
                     fast_agent_agent_tool(

@@ -21,7 +21,7 @@ from agent_sdk import HierarchyLimits, run_scope
 from agent_sdk.demo import harshest
 from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk.tracing import JaegerFileExporter, format_tree, load_trace_file, use_tracer_provider
-from agent_sdk_openai_agents import instrument, openai_agents_agent_tool
+from agent_sdk_openai_agents import openai_agents_agent_tool, openai_agents_instrument
 from agent_sdk_openai_agents.testing import ScriptedModel
 
 CLAUSE = (
@@ -72,7 +72,9 @@ async def main() -> None:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(JaegerFileExporter(trace_file, "reviewers")))
     use_tracer_provider(provider)  # agent-sdk's spans (and the bridge's) go here only
-    bridge = instrument(exclusive=True)  # SDK spans into OTel; nothing is sent to OpenAI
+    bridge = openai_agents_instrument(
+        exclusive=True
+    )  # SDK spans into OTel; nothing is sent to OpenAI
     try:
         async with run_scope(name="review", limits=HierarchyLimits(max_depth=1)) as run:
             result = await Runner.run(

@@ -98,10 +98,10 @@ def test_a_genuine_token_runs_once_without_asking_the_port():
     port = Port(False)
     ex = Executor(registry, approval=port)
     token = token_for(spec, args)
-    assert run(ex.run("pay", args, CTX.evolve(approval=token))).ok
+    assert run(ex.run("pay", args, CTX.evolve(token=token))).ok
     assert port.asked == [] and ran == [(500, "a")]
     # The same token again: replayed, so the port is asked (and denies).
-    outcome = run(ex.run("pay", args, CTX.evolve(approval=token)))
+    outcome = run(ex.run("pay", args, CTX.evolve(token=token)))
     assert (
         outcome.error.kind is ErrorKind.APPROVAL_DENIED and len(port.asked) == 1 and len(ran) == 1
     )
@@ -155,9 +155,7 @@ def test_every_kind_of_bad_token_is_rejected_and_the_port_decides(case):
         token = dataclasses.replace(token, signature=token.signature[:-2])
     for port, expect_ok in [(None, False), (Port(False), False), (Port(True), True)]:
         ran.clear()
-        outcome = run(
-            Executor(registry, approval=port).run("pay", args, CTX.evolve(approval=token))
-        )
+        outcome = run(Executor(registry, approval=port).run("pay", args, CTX.evolve(token=token)))
         assert outcome.ok is expect_ok, case
         assert ran == ([(500, "a")] if expect_ok else [])
         if port is not None:
@@ -211,7 +209,7 @@ def test_gate_token_not_taken_is_discarded():
     spec = registry.get("pay")
     gate = ApprovalGate(Port(True))
     before = AUTHORITY.outstanding()
-    token = run(gate.admit(spec, {"amount": 500, "to": "a"}, CTX))
+    token = run(gate.decide(spec, {"amount": 500, "to": "a"}, CTX)).token
     assert isinstance(token, ApprovalToken) and AUTHORITY.outstanding() == before + 1
     gate.discard(token)
     assert AUTHORITY.outstanding() == before

@@ -23,8 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # The core and the template are installed with the core's tests; the four plugins' entries
 # need the plugins (the wheel job's Python 3.10 run has the core and the template only).
 OURS = ("agent_sdk", "agent_sdk_minifw")
-CORE_ENTRIES = [old for old in DEPRECATED if old.partition(".")[0] in OURS]
-PLUGIN_ENTRIES = [old for old in DEPRECATED if old.partition(".")[0] not in OURS]
 
 
 @pytest.mark.parametrize(
@@ -80,6 +78,8 @@ def same(value: object, new: object) -> bool:
 
 
 def check_entry(old: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An old name served in its place: using it warns once, naming the replacement, and
+    gives the new object (or the shim kept for it)."""
     served, use = deprecated.replacement(old)
     new = pkgutil.resolve_name(served)
     monkeypatch.setattr(deprecated, "_warned", set())
@@ -97,14 +97,76 @@ def check_entry(old: str, monkeypatch: pytest.MonkeyPatch) -> None:
         assert same(old_value(old), new)
 
 
-@pytest.mark.parametrize("old", CORE_ENTRIES)
+SERVED = [old for old in DEPRECATED if deprecated.replacement(old)[0] is not None]
+SHIMS = [old for old in DEPRECATED if old not in SERVED]
+
+
+@pytest.mark.parametrize("old", [o for o in SERVED if o.partition(".")[0] in OURS])
 def test_every_old_core_name_works_and_warns_once(old, monkeypatch):
     check_entry(old, monkeypatch)
 
 
-@pytest.mark.parametrize("old", PLUGIN_ENTRIES)
+@pytest.mark.parametrize("old", [o for o in SERVED if o.partition(".")[0] not in OURS])
 def test_every_old_plugin_name_works_and_warns_once(old, monkeypatch):
     check_entry(old, monkeypatch)
+
+
+# -- methods, fields and classes kept under their old name, warning when used ---------------
+async def _gate_call(method: str) -> None:
+    registry = Registry()
+
+    @registry.tool()
+    def add(a: int) -> int:
+        return a
+
+    gate = Executor(registry).gate(AutoApprove())
+    ctx = CallContext(run_id="r", call_id="c")
+    if method == "admit":
+        await gate.admit(registry.get("add"), {"a": 1}, ctx)
+    else:
+        await gate.check("add", {"a": 1}, ctx)
+
+
+def _integration() -> agent_sdk.Integration:
+    return agent_sdk.Integration("oldfw", requires=agent_sdk.Requirement("pluggy", ">=1"))
+
+
+USES = {
+    "agent_sdk.CallContext.approval": lambda: CallContext(run_id="r").approval,
+    "agent_sdk.Integration.check": lambda: _integration().check(symbols=False),
+    "agent_sdk.Requirement.check": lambda: agent_sdk.Requirement("pluggy", ">=1").check(
+        "oldfw", "agent-sdk-oldfw", symbols=False
+    ),
+    "agent_sdk.ApprovalGate.admit": lambda: asyncio.run(_gate_call("admit")),
+    "agent_sdk.ApprovalGate.check": lambda: asyncio.run(_gate_call("check")),
+    "agent_sdk.DecidedApproval": lambda: agent_sdk.DecidedApproval(Executor().gate(AutoApprove())),
+}
+
+
+def test_every_shim_is_used_below():
+    assert sorted(USES) == sorted(SHIMS)
+
+
+@pytest.mark.parametrize("old", SHIMS)
+def test_every_old_method_field_or_class_warns_once_when_used(old, monkeypatch):
+    use = deprecated.replacement(old)[1]
+    pkgutil.resolve_name(use)  # the replacement exists
+    monkeypatch.setattr(deprecated, "_warned", set())
+    with pytest.warns(DeprecationWarning) as seen:
+        USES[old]()
+    messages = [str(w.message) for w in seen if issubclass(w.category, DeprecationWarning)]
+    assert messages == [f"{old} is deprecated and will be removed in the next release; use {use}"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        USES[old]()
+
+
+def test_a_shim_keeps_working():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ctx = CallContext(run_id="r", approval="tok")  # type: ignore[call-arg]
+        assert ctx.approval == ctx.token == "tok"
+        assert _integration().check(symbols=False) == _integration().check_framework(symbols=False)
 
 
 def test_the_table_covers_the_core_and_every_plugin():
@@ -112,6 +174,7 @@ def test_the_table_covers_the_core_and_every_plugin():
     assert roots == {
         "agent_sdk",
         "agent_sdk_ag2",
+        "agent_sdk_autogen",
         "agent_sdk_fast_agent",
         "agent_sdk_minifw",
         "agent_sdk_openai_agents",

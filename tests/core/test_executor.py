@@ -48,7 +48,7 @@ def test_handler_may_declare_ctx_and_receives_it_without_the_token():
 
     @registry.tool
     async def who(ctx: CallContext) -> dict:
-        return {"run": ctx.run_id, "call": ctx.call_id, "token": ctx.approval}
+        return {"run": ctx.run_id, "call": ctx.call_id, "token": ctx.token}
 
     outcome = run(Executor(registry).run("who", "{}", CallContext(run_id="r", call_id="c")))
     assert json.loads(outcome.text) == {"run": "r", "call": "c", "token": None}

@@ -71,7 +71,7 @@ def test_quick_benchmark_reports_every_row(tmp_path):
     for stage in (
         "bare await add(a, b)",
         "stage: validate (dict)",
-        "stage: approval with token (mint + consume)",
+        "stage: approval with token (decide + mint + consume)",
         "stage: invoke handler (context, kwargs)",
         "run_spec, no confirm [noop]",
         "run_spec, no confirm [batch]",

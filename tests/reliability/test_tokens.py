@@ -254,7 +254,7 @@ def test_one_token_shared_by_many_concurrent_calls_runs_the_tool_once():
     async def main() -> list:
         ex = Executor()
         return await asyncio.gather(
-            *(ex.run_spec(spec, args, ctx.evolve(approval=token)) for _ in range(100))
+            *(ex.run_spec(spec, args, ctx.evolve(token=token)) for _ in range(100))
         )
 
     outcomes = asyncio.run(main())

@@ -23,18 +23,20 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata as md
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from agent_sdk.agents import AgentToolSettings, HistoryMode, check_history
 from agent_sdk.approval.gate import ApprovalGate
 from agent_sdk.approval.ports import ApprovalPort
 from agent_sdk.context import CallContext
+from agent_sdk.deprecated import warn
 from agent_sdk.errors import ConfigurationError, IntegrationError
 from agent_sdk.executor import Executor
 from agent_sdk.extraction import ReturnMode, check_return_mode
@@ -67,9 +69,10 @@ class Requirement:
         except md.PackageNotFoundError:
             return None
 
-    def check(self, integration: str, plugin: str, *, symbols: bool = True) -> str:
-        """The installed version, or IntegrationError saying what to install. With
-        ``symbols=False`` only the version is checked (nothing is imported)."""
+    def check_installed(self, integration: str, plugin: str, *, symbols: bool = True) -> str:
+        """The installed version if it is in range and has the symbols, or IntegrationError
+        saying what to install. With ``symbols=False`` only the version is checked (nothing
+        is imported)."""
         found = self.installed()
         install = f"pip install '{self.distribution}{self.versions}'"
         if found is None:
@@ -94,6 +97,11 @@ class Requirement:
             )
         return found
 
+    def check(self, integration: str, plugin: str, *, symbols: bool = True) -> str:
+        """Deprecated: ``check_installed``."""
+        warn("agent_sdk.Requirement.check")
+        return self.check_installed(integration, plugin, symbols=symbols)
+
 
 def _has_symbol(symbol: str) -> bool:
     module_name, _, attrs = symbol.partition(":")
@@ -111,14 +119,22 @@ def _has_symbol(symbol: str) -> bool:
     return True
 
 
-class Integration:
+# Defaults (PEP 696): a bare ``Integration`` annotation means any tool and agent type.
+ToolT = TypeVar("ToolT", default=Any)
+AgentT = TypeVar("AgentT", default=Any)
+
+
+class Integration(Generic[ToolT, AgentT]):
     """A framework integration: declare one instance in a plugin's ``agent_sdk_integrations``.
 
-    Subclasses set the class attributes and override the methods their framework supports:
-    ``export_tool`` (required), ``agent_spec`` and ``agent_name`` (agents as tools),
-    ``bind_context``, ``native_approval``. The public methods (``tool``, ``tools``,
-    ``agent_tool``, ``bind_approval``) are the same for every framework and are what a
-    plugin's ``<fw>_tool``, ``<fw>_tools`` and ``<fw>_agent_tool`` call.
+    Generic in the framework's native tool type and agent type
+    (``class MyIntegration(Integration["myfw.Tool", "myfw.Agent"])``), so its public methods
+    are typed with them. Subclasses set the class attributes and override the methods their
+    framework supports: ``export_tool`` (required), ``agent_spec`` and ``agent_name``
+    (agents as tools), ``bind_context``, ``native_approval``. The public methods (``tool``,
+    ``tools``, ``agent_tool``, ``bind_approval``) are the same for every framework, written
+    once here: a plugin's ``<fw>_tool``, ``<fw>_tools`` and ``<fw>_agent_tool`` ARE them
+    (``myfw_tool = INTEGRATION.tool``), and the contract kit's C0 checks their shape.
     """
 
     name: ClassVar[str] = ""
@@ -132,6 +148,14 @@ class Integration:
     """The history modes ``agent_tool`` accepts here (the core's words, see HistoryMode)."""
     provider: ClassVar[str] = ""
     """``gen_ai.provider.name`` of this framework's agent spans (default: the name)."""
+    tool_options: ClassVar[tuple[str, ...] | None] = None
+    """The framework's own keywords ``tool``/``tools`` take (e.g. AG2's ``middleware``);
+    any other is refused, naming it. None: not declared, ``export_tool`` checks them."""
+    agent_tool_options: ClassVar[tuple[str, ...] | None] = None
+    """Likewise for ``agent_tool`` (e.g. openai-agents' ``max_turns``)."""
+    option_hints: ClassVar[Mapping[str, str]] = {}
+    """What to do instead of an option this framework does not take (``{"middleware": "use
+    approval= ..."}``), added to the refusal."""
 
     def __init__(
         self,
@@ -185,38 +209,66 @@ class Integration:
         assert self.requires is not None
         return self.requires.installed()
 
-    def check(self, *, symbols: bool = True) -> str:
+    @property
+    def public_prefix(self) -> str:
+        """The prefix of the plugin's public functions (``openai_agents`` of
+        ``openai_agents_tool``)."""
+        return self.name.replace("-", "_")
+
+    def check_framework(self, *, symbols: bool = True) -> str:
         """The framework version found, or IntegrationError saying what to do. The symbols
         (which imports the framework) are checked once, before first use; ``symbols=False``
         checks the version only."""
         assert self.requires is not None
         if self._checked is not None:
             return self._checked
-        found = self.requires.check(self.name, self.distribution or self.name, symbols=symbols)
+        found = self.requires.check_installed(
+            self.name, self.distribution or self.name, symbols=symbols
+        )
         if symbols:
             self._checked = found
         return found
 
+    def check(self, *, symbols: bool = True) -> str:
+        """Deprecated: ``check_framework``."""
+        warn("agent_sdk.Integration.check")
+        return self.check_framework(symbols=symbols)
+
+    def _refuse_other_options(
+        self, declared: tuple[str, ...] | None, what: str, options: Mapping[str, Any]
+    ) -> None:
+        if declared is None:
+            return
+        unknown = sorted(k for k in options if k not in declared)
+        if unknown:
+            hints = [self.option_hints[k] for k in unknown if k in self.option_hints]
+            why = f" ({'; '.join(hints)})" if hints else ""
+            raise ConfigurationError(
+                f"{self.public_prefix}_{what}: unknown option(s) {', '.join(unknown)}{why}"
+            )
+
     # -- the public shape: the same in every framework ---------------------------------------
     def tool(
         self,
-        spec_or_function: ToolSpec | Any,
+        spec_or_function: ToolSpec | Callable[..., Any],
         *,
         executor: Executor | None = None,
         approval: ApprovalPort | None = None,
         **options: Any,
-    ) -> Any:
+    ) -> ToolT:
         """``spec_or_function`` as this framework's native tool, every call run by
         ``executor`` (default: a new Executor, whose own port decides confirm calls).
         ``approval`` is a port asked once per confirm call before it runs; an approved call
-        carries a one-use token the executor accepts. ``options`` are the framework's own."""
-        self.check()
+        carries a one-use token the executor accepts. ``options`` are the framework's own
+        (``tool_options``; see the integration's docstring)."""
+        self.check_framework()
+        self._refuse_other_options(self.tool_options, "tool", options)
         spec = ToolSpec.coerce(spec_or_function)
         executor = executor if executor is not None else Executor()
         if not isinstance(executor, Executor):
             raise ConfigurationError(f"executor must be an agent_sdk Executor, got {executor!r}")
         gate = executor.gate(approval) if approval is not None else None
-        return self.export_tool(spec, executor=executor, gate=gate, **options)
+        return self.export_tool(spec, executor=executor, gate=gate, **options)  # type: ignore[no-any-return]
 
     def tools(
         self,
@@ -225,7 +277,7 @@ class Integration:
         executor: Executor | None = None,
         approval: ApprovalPort | None = None,
         **options: Any,
-    ) -> list[Any]:
+    ) -> list[ToolT]:
         """Every spec of ``registry`` as a native tool, sharing one executor (default:
         ``Executor(registry)``) and one approval gate."""
         specs = list(registry)
@@ -235,7 +287,7 @@ class Integration:
 
     def agent_tool(
         self,
-        agent: Any,
+        agent: AgentT,
         *,
         name: str | None = None,
         description: str | None = None,
@@ -246,13 +298,19 @@ class Integration:
         input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
         approval: ApprovalPort | None = None,
         **options: Any,
-    ) -> Any:
+    ) -> ToolT:
         """``agent`` as a native tool that runs it as a sub-agent under the run's guards.
 
         ``name`` must be a valid tool name; without it the agent's own name is made one
         (case kept, other characters become '_'). ``history`` is one of this integration's
-        ``history_modes``. ``options`` are the framework's own."""
-        self.check()
+        ``history_modes`` ("fresh": a new child with no history per call; "fork": a copy
+        holding the agent's history at call time; "shared": the agent itself, a call at a
+        time). ``return_mode`` is "last", "all", "json" or a function of the
+        ``AgentResponse``; ``timeout`` bounds one call (seconds); ``input_schema`` replaces
+        the single ``request`` argument. ``options`` are the framework's own
+        (``agent_tool_options``; see the integration's docstring)."""
+        self.check_framework()
+        self._refuse_other_options(self.agent_tool_options, "agent_tool", options)
         mode = check_history(history, supported=self.history_modes, integration=self.name)
         if name is not None:
             tool_name = check_tool_name(name, what="agent tool name")
@@ -305,7 +363,7 @@ class Integration:
         port = options.pop("approval", None)
         if gate is None and port is not None:
             gate = executor.gate(port)
-        self.check()
+        self.check_framework()
         answer = plugin_manager().hook.agent_sdk_export_tool(
             integration=self.name,
             spec=spec,

@@ -27,7 +27,7 @@ def cmd_plugins(_: argparse.Namespace) -> int:
     for integration in found:
         version = integration.framework_version()
         try:
-            integration.check(symbols=False)
+            integration.check_framework(symbols=False)
             status = "ok"
         except AgentSDKError as exc:
             status = str(exc)

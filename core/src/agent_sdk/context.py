@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from agent_sdk.deprecated import warn
+
 if TYPE_CHECKING:
     from agent_sdk.approval.tokens import ApprovalToken
 
@@ -22,21 +24,48 @@ NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 """The ``extra`` of a context given none: one shared, read-only empty mapping."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CallContext:
     """Who is calling a tool, from where in the hierarchy.
 
     ``path`` holds the names of the sub-agents the call runs inside (the orchestrator is the
     empty path), so ``depth == len(path)`` and the orchestrator's direct children run at
-    depth 1. ``approval`` is a one-use token minted by an approval gate for this very call.
+    depth 1. ``token`` is a one-use approval token minted by an approval gate for this very
+    call (``approval=`` is its 0.1 name, deprecated).
     """
 
     run_id: str
-    thread_id: str | None = None
-    call_id: str | None = None
-    path: tuple[str, ...] = ()
-    approval: ApprovalToken | None = field(default=None, repr=False)
-    extra: Mapping[str, Any] = field(default=NO_EXTRA, repr=False)
+    thread_id: str | None
+    call_id: str | None
+    path: tuple[str, ...]
+    token: ApprovalToken | None = field(repr=False)
+    extra: Mapping[str, Any] = field(repr=False)
+
+    def __init__(
+        self,
+        run_id: str,
+        thread_id: str | None = None,
+        call_id: str | None = None,
+        path: tuple[str, ...] = (),
+        token: ApprovalToken | None = None,
+        extra: Mapping[str, Any] = NO_EXTRA,
+        **deprecated: Any,
+    ) -> None:
+        if deprecated:
+            token = _deprecated_token(deprecated, token)
+        setattr_ = object.__setattr__
+        setattr_(self, "run_id", run_id)
+        setattr_(self, "thread_id", thread_id)
+        setattr_(self, "call_id", call_id)
+        setattr_(self, "path", path)
+        setattr_(self, "token", token)
+        setattr_(self, "extra", extra)
+
+    @property
+    def approval(self) -> ApprovalToken | None:
+        """Deprecated (0.1): ``token``."""
+        warn("agent_sdk.CallContext.approval")
+        return self.token
 
     @property
     def depth(self) -> int:
@@ -48,11 +77,22 @@ class CallContext:
 
     def evolve(self, **changes: Any) -> CallContext:
         """A copy with the given fields changed (frozen dataclass ``replace``)."""
+        if "approval" in changes:
+            changes["token"] = _deprecated_token({"approval": changes.pop("approval")}, None)
         return replace(self, **changes)
 
     @classmethod
     def new(cls, *, run_id: str | None = None, **fields: Any) -> CallContext:
         return cls(run_id=run_id or new_id("run"), **fields)
+
+
+def _deprecated_token(given: dict[str, Any], token: ApprovalToken | None) -> ApprovalToken | None:
+    unknown = set(given) - {"approval"}
+    if unknown:
+        names = ", ".join(sorted(unknown))
+        raise TypeError(f"CallContext got unexpected keyword argument(s) {names}")
+    warn("agent_sdk.CallContext.approval", stacklevel=3)
+    return token if token is not None else given["approval"]
 
 
 _current: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar(

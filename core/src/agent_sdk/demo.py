@@ -364,7 +364,7 @@ def _endpoint(args: Any, stack: contextlib.ExitStack) -> tuple[Endpoint, str]:
 
 def _main(args: Any, trace_file: Path) -> int:
     integration = pick_integration(args.framework)
-    integration.check()
+    integration.check_framework()
     with contextlib.ExitStack() as stack:
         endpoint: Endpoint | None = None
         source = ""

@@ -4,8 +4,9 @@
 An old name keeps working for one release and warns once (``DeprecationWarning``) naming
 its replacement. A name that moved is served by its old module's ``__getattr__``
 (:func:`module_getattr`; ``lazy_exports`` asks this table as well); a module that moved is
-a thin module at its old path that becomes the new module (:func:`moved_module`). A
-plugin's ``__getattr__`` asks this table like any core module.
+a thin module at its old path that becomes the new module (:func:`moved_module`); a method,
+property or class kept under its old name calls :func:`warn` when it is used. A plugin's
+``__getattr__`` asks this table like any core module.
 
 This module imports nothing of agent-sdk, so every module can use it.
 """
@@ -16,8 +17,21 @@ import importlib
 import pkgutil
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """An old name whose replacement is not the same object: ``use`` is what its warning
+    says to use instead. ``served`` is the dotted name of what the old name still gives (a
+    shim kept for it); None where the old name is itself the shim: a method, property or
+    class that warns when it is used."""
+
+    use: str
+    served: str | None = None
+
 
 # The plugin-author API kept what only authors need (0.2); everything else an old plugin
 # imported from agent_sdk.integration is an application name, imported from agent_sdk.
@@ -47,9 +61,8 @@ _APPLICATION_NAMES = (
     "tool_error",
 )
 
-DEPRECATED: Final[Mapping[str, str | tuple[str, str]]] = {
-    # old dotted name: the new one. A pair where the old name has no drop-in replacement:
-    # (what still serves the old name, what to use instead).
+DEPRECATED: Final[Mapping[str, str | Replaced]] = {
+    # old dotted name: the new one (or Replaced, where the new one is no drop-in).
     #
     # -- modules that moved into a package (0.2) -------------------------------------------
     "agent_sdk.genai_spans": "agent_sdk.tracing.genai",
@@ -90,6 +103,13 @@ DEPRECATED: Final[Mapping[str, str | tuple[str, str]]] = {
     "agent_sdk.executor.decision_error": "agent_sdk.approval.gate.decision_error",
     "agent_sdk.extraction.Message": "agent_sdk.response.Message",
     "agent_sdk.extraction.Usage": "agent_sdk.response.Usage",
+    # -- renamed methods and fields, a replaced class (0.2): the old one warns when used ---
+    "agent_sdk.CallContext.approval": Replaced("agent_sdk.CallContext.token"),
+    "agent_sdk.Integration.check": Replaced("agent_sdk.Integration.check_framework"),
+    "agent_sdk.Requirement.check": Replaced("agent_sdk.Requirement.check_installed"),
+    "agent_sdk.ApprovalGate.admit": Replaced("agent_sdk.ApprovalGate.decide"),
+    "agent_sdk.ApprovalGate.check": Replaced("agent_sdk.ApprovalGate.decide_native"),
+    "agent_sdk.DecidedApproval": Replaced("agent_sdk.ApprovalGate.decide_early"),
     # -- agent_sdk.integration is the plugin-author API only (0.2) -------------------------
     **{f"agent_sdk.integration.{name}": f"agent_sdk.{name}" for name in _APPLICATION_NAMES},
     **{
@@ -104,19 +124,32 @@ DEPRECATED: Final[Mapping[str, str | tuple[str, str]]] = {
     "agent_sdk.integration.tool_name_from": "agent_sdk.names.tool_name_from",
     "agent_sdk.integration.note_pending_approval": "agent_sdk.run.note_pending_approval",
     "agent_sdk.integration.safe_message": "agent_sdk.redaction.safe_message",
-    # -- the plugins' own 0.1 names --------------------------------------------------------
+    "agent_sdk.integration.DecidedApproval": "agent_sdk.DecidedApproval",
+    "agent_sdk.integration.no_other_options": Replaced(
+        "Integration.tool_options / agent_tool_options: the core refuses the options an "
+        "integration does not declare",
+        served="agent_sdk._integration.no_other_options",
+    ),
+    # -- the plugins' own names: 0.1 names, and one name for the top-agent opt-in (0.2) ----
     "agent_sdk_ag2.agent_sdk_integrations": "agent_sdk_ag2._integration.agent_sdk_integrations",
+    "agent_sdk_autogen.autogen_prepare": "agent_sdk_autogen.autogen_instrument",
     "agent_sdk_openai_agents.tool_error": "agent_sdk.tool_error",
-    "agent_sdk_fast_agent.instrument": "agent_sdk_fast_agent.orchestrate",
+    "agent_sdk_openai_agents.instrument": "agent_sdk_openai_agents.openai_agents_instrument",
+    "agent_sdk_fast_agent.instrument": "agent_sdk_fast_agent.fast_agent_instrument",
+    "agent_sdk_fast_agent.orchestrate": "agent_sdk_fast_agent.fast_agent_instrument",
     "agent_sdk_fast_agent.HISTORY_MODES": "agent_sdk.HISTORY_MODES",
     "agent_sdk_fast_agent.HistoryMode": "agent_sdk.HistoryMode",
     "agent_sdk_fast_agent.bind_context": "agent_sdk_fast_agent.INTEGRATION.bind_context",
-    "agent_sdk_fast_agent.tool_exception": (
-        "agent_sdk_fast_agent._tool_exception",
+    "agent_sdk_fast_agent.tool_exception": Replaced(
         "agent_sdk.tool_error(tool_use_id) (its .cause is the handler's exception)",
+        served="agent_sdk_fast_agent._tool_exception",
     ),
     "agent_sdk_minifw.export_tool": "agent_sdk_minifw.minifw_tool",
     "agent_sdk_minifw.export_agent_tool": "agent_sdk_minifw.minifw_agent_tool",
+    "agent_sdk_minifw.minifw_observer": Replaced(
+        "agent_sdk_minifw.minifw_instrument(agent), which adds the observer",
+        served="agent_sdk_minifw._observer",
+    ),
 }
 
 # The 0.1 hooks: behaviour is a method of the Integration now. pluggy warns when a plugin
@@ -131,10 +164,11 @@ BIND_CONTEXT_HOOK: Final = DeprecationWarning(
 _warned: set[str] = set()
 
 
-def replacement(old: str) -> tuple[str, str]:
-    """(the dotted name that serves ``old`` now, what its warning tells to use)."""
+def replacement(old: str) -> tuple[str | None, str]:
+    """(the dotted name of what ``old`` gives now, or None where ``old`` is itself a shim;
+    what its warning says to use)."""
     entry = DEPRECATED[old]
-    return (entry, entry) if isinstance(entry, str) else entry
+    return (entry, entry) if isinstance(entry, str) else (entry.served, entry.use)
 
 
 def warn(old: str, *, stacklevel: int = 2) -> None:
@@ -160,9 +194,10 @@ def module_getattr(
 
     def __getattr__(name: str) -> Any:
         old = f"{module}.{name}"
-        if old in DEPRECATED:
+        served = replacement(old)[0] if old in DEPRECATED else None
+        if served is not None:
             warn(old)
-            return pkgutil.resolve_name(replacement(old)[0])
+            return pkgutil.resolve_name(served)
         if fallback is not None:
             return fallback(name)
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
@@ -179,4 +214,6 @@ def moved_module(old: str) -> ModuleType:
     # The thin module's code runs below the import machinery's frames, which warnings skip:
     # the warning points at the import statement.
     warn(old, stacklevel=3)
-    return importlib.import_module(replacement(old)[0])
+    new = replacement(old)[0]
+    assert new is not None, f"{old} is a module: the table names where it moved"
+    return importlib.import_module(new)

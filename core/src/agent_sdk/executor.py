@@ -10,15 +10,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_sdk._compat import wait_for
-from agent_sdk.approval.gate import (
-    ApprovalGate,
-    ask_port,
-    confirm_required,
-    policy_allows,
-    spec_request,
-)
+from agent_sdk.approval.admission import Admission
+from agent_sdk.approval.gate import ApprovalGate
 from agent_sdk.approval.ports import ApprovalPort
-from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
+from agent_sdk.approval.tokens import AUTHORITY, TokenAuthority
 from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.deprecated import module_getattr
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
@@ -26,7 +21,7 @@ from agent_sdk.extraction import to_json_text
 from agent_sdk.failures import record_failure
 from agent_sdk.redaction import safe_message
 from agent_sdk.run import note_pending_approval
-from agent_sdk.spec import Registry, ToolSpec, arguments_digest
+from agent_sdk.spec import Registry, ToolSpec
 from agent_sdk.threads import TOOL_THREADS
 from agent_sdk.tracing import semconv as sc
 from agent_sdk.tracing import spans as _spans
@@ -68,11 +63,21 @@ class Executor:
         self.registry = registry if registry is not None else Registry()
         self.approval = approval
         self.authority = authority
+        self._own: ApprovalGate | None = None
 
     def gate(self, port: ApprovalPort | None = None) -> ApprovalGate:
-        """An approval gate asking ``port`` (default: this executor's own port) whose tokens
-        this executor accepts: the only way an integration should build one."""
-        return ApprovalGate(port if port is not None else self.approval, authority=self.authority)
+        """An approval gate asking ``port`` (default: this executor's own gate, asking its
+        own port) whose tokens this executor accepts: the only way an integration should
+        build one."""
+        if port is None:
+            return self._own_gate()
+        return ApprovalGate(port, authority=self.authority)
+
+    def _own_gate(self) -> ApprovalGate:
+        gate = self._own
+        if gate is None or gate.port is not self.approval or gate.authority is not self.authority:
+            gate = self._own = ApprovalGate(self.approval, authority=self.authority)
+        return gate
 
     async def run(self, name: str, arguments: Any, ctx: CallContext | None = None) -> ToolOutcome:
         """Run the registry's tool ``name``."""
@@ -93,8 +98,9 @@ class Executor:
         """Validate, approve, run and wrap one call. Never raises for a tool failure;
         ``asyncio.CancelledError`` and ``HierarchyLimitError`` propagate.
 
-        ``gate`` asks its port first and hands the call a token (for integrations whose
-        framework has no earlier hook to put a gate in).
+        ``gate`` decides the call (default: this executor's own gate): it hands over what it
+        decided (a decision it kept for this call with ``decide_early``, else it decides
+        now) and the executor runs exactly that, asking nobody again.
         """
         ctx = ctx or current_context() or CallContext.new()
         call = ctx
@@ -112,14 +118,8 @@ class Executor:
             capture = span.is_recording() and _spans.content_captured()
             if capture:
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_ARGUMENTS, _as_text(arguments))
-            token: ApprovalToken | None = None
             try:
-                if gate is not None:
-                    token = await gate.admit(spec, arguments, ctx)
-                    if token is not None:
-                        ctx = ctx.evolve(approval=token)
-                validated = spec.validate(arguments)
-                await self._approve(spec, validated, ctx)
+                validated = await self._admitted(spec, arguments, ctx, gate)
                 value = await self._invoke(spec, validated, ctx)
                 text = result_text(spec.name, value)
             except HierarchyLimitError:
@@ -142,37 +142,48 @@ class Executor:
                 span.set_attribute(sc.ERROR_TYPE, type(exc).__qualname__)
                 record_failure(call.call_id, error)
                 return ToolOutcome(spec.name, error.to_model_text(), error=error)
-            finally:
-                if token is not None:
-                    self.authority.discard(token)
             _spans.mark_ok(span)
             if capture:
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_RESULT, text)
             return ToolOutcome(spec.name, text, value=value)
 
-    async def _approve(self, spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> None:
-        if spec.confirm is False or not confirm_required(spec, validated):
-            return  # the common case: no request to build, no policy to ask
-        # A genuine token comes from a gate that has already asked the policies and the
-        # port for exactly this call: asking them again would only repeat that work.
-        if ctx.approval is not None and self.authority.consume(
-            ctx.approval,
+    async def _admitted(
+        self, spec: ToolSpec, arguments: Any, ctx: CallContext, gate: ApprovalGate | None
+    ) -> BaseModel:
+        """The validated arguments to run, as the gate decided them; raises the refusal."""
+        gate = gate if gate is not None else self._own_gate()
+        admission = gate.take(spec, arguments, ctx) or await gate.decide(spec, arguments, ctx)
+        if admission.token is not None and not self._consume(admission, ctx):
+            # Not an approval of this call by this executor's authority (a gate built from
+            # another authority, or a decision made for another call): its own gate decides.
+            gate.discard(admission.token)
+            admission = await self._own_gate().decide(spec, arguments, ctx)
+            if admission.token is not None and not self._consume(admission, ctx):
+                admission.error = ToolError(
+                    ErrorKind.APPROVAL_DENIED,
+                    f"tool '{spec.name}' could not be approved: its token was not accepted",
+                    tool=spec.name,
+                )
+        if admission.error is not None:
+            raise admission.error
+        assert admission.validated is not None
+        return admission.validated
+
+    def _consume(self, admission: Admission, ctx: CallContext) -> bool:
+        assert admission.token is not None and admission.digest is not None
+        return self.authority.consume(
+            admission.token,
             run_id=ctx.run_id,
             thread_id=ctx.thread_id,
             call_id=ctx.call_id,
-            tool=spec.name,
-            digest=arguments_digest(spec.name, validated),
-        ):
-            return
-        request = spec_request(spec, validated, ctx)
-        if policy_allows(request):
-            return
-        await ask_port(self.approval, request)
+            tool=admission.spec.name,
+            digest=admission.digest,
+        )
 
     async def _invoke(self, spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> Any:
         # The token has done its job; the handler and anything it calls never see it.
-        if ctx.approval is not None:
-            ctx = ctx.evolve(approval=None)
+        if ctx.token is not None:
+            ctx = ctx.evolve(token=None)
         kwargs = spec.handler_kwargs(validated, ctx)
         started = time.monotonic()
         with use_context(ctx):

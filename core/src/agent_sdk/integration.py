@@ -5,8 +5,8 @@ imports the application names it uses (``Executor``, ``ToolSpec``, ``Registry``,
 ``AgentResponse``, ``Usage``, the errors...) from ``agent_sdk``, and from here:
 
 - declaring an integration: ``Integration`` (the base class), ``Requirement``,
-  ``AgentToolSettings``, ``no_other_options``, ``hookimpl``, ``lazy_exports``;
-- the approval gate: ``ApprovalGate``, ``DecidedApproval``;
+  ``AgentToolSettings``, ``hookimpl``, ``lazy_exports``;
+- the approval gate: ``ApprovalGate``;
 - context binding: ``CallContext``, ``bind_call``, ``current_context``, ``use_context``,
   ``new_id``;
 - telling the run: ``note_usage``, ``record_failure``;
@@ -21,9 +21,9 @@ docs/plugins.md for the whole guide.
 
 from __future__ import annotations
 
-from agent_sdk._integration import Integration, Requirement, no_other_options
+from agent_sdk._integration import Integration, Requirement
 from agent_sdk.agents import AgentToolSettings
-from agent_sdk.approval.gate import ApprovalGate, DecidedApproval
+from agent_sdk.approval.gate import ApprovalGate
 from agent_sdk.context import CallContext, current_context, new_id, use_context
 from agent_sdk.deprecated import module_getattr
 from agent_sdk.exports import lazy_exports
@@ -43,10 +43,8 @@ __all__ = [  # noqa: RUF022 - grouped as in the docstring
     "Requirement",
     "hookimpl",
     "lazy_exports",
-    "no_other_options",
     # the approval gate
     "ApprovalGate",
-    "DecidedApproval",
     # context binding
     "CallContext",
     "bind_call",

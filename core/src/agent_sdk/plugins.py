@@ -118,7 +118,7 @@ def get_integration(name: str) -> _integration.Integration:
         )
     for integration, _ in found:
         if name in integration.names:
-            integration.check(symbols=False)  # the version; symbols on first use
+            integration.check_framework(symbols=False)  # the version; symbols on first use
             return integration
     dist = KNOWN_DISTRIBUTIONS.get(name)
     for failure in failed_plugins():

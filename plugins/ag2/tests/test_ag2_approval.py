@@ -1,4 +1,5 @@
-"""The approval gate as AG2 tool middleware: the issue's table, case by case."""
+"""Approvals of AG2 tools: the gate decides each call once, inside the tool, after every
+middleware."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from ag2_helpers import call, kind, run_agent, transfer_spec
 
 from agent_sdk import CallbackApproval, Decision, DeferredApproval, Executor
 from agent_sdk.approval import AUTHORITY
+from agent_sdk.approval.admission import Admission, comparable
+from agent_sdk.context import CallContext
 from agent_sdk.spec import arguments_digest
 from agent_sdk.testing import Turn
 from agent_sdk.testing.contract import CountingPort
 from agent_sdk_ag2 import ag2_tool
-from agent_sdk_ag2._tools import _Ticket, _ticket
 
 
 async def test_approved_call_runs_once_with_the_gate_token() -> None:
@@ -37,24 +39,6 @@ async def test_no_token_is_left_behind_after_a_gated_call() -> None:
     tool = ag2_tool(transfer_spec([]), approval=CountingPort(True))
     await run_agent([tool], [Turn.call(call("transfer", {"amount": 1, "to": "a"})), Turn.say("ok")])
     assert AUTHORITY.outstanding() == before
-
-
-async def test_a_token_the_call_did_not_take_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    before = AUTHORITY.outstanding()
-    calls: list[dict[str, Any]] = []
-    gate = CountingPort(True)
-    executor = Executor()
-
-    async def never_reaches_the_handler(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("the call failed before it took its token")
-
-    monkeypatch.setattr(executor, "run_spec", never_reaches_the_handler)
-    tool = ag2_tool(transfer_spec(calls), executor=executor, approval=gate)
-    _, results, _ = await run_agent(
-        [tool], [Turn.call(call("transfer", {"amount": 2, "to": "b"})), Turn.say("ok")]
-    )
-    assert len(gate.requests) == 1 and calls == [] and results[0].is_error
-    assert AUTHORITY.outstanding() == before, "the gate drops the token its call did not take"
 
 
 async def test_parallel_confirm_calls_each_get_their_own_decision() -> None:
@@ -165,30 +149,33 @@ async def test_ag2_approval_required_answered_yes_is_not_an_approval(answer: str
     assert len(own.requests) == 1 and calls == [{"amount": 4, "to": "eve"}]
 
 
-async def test_a_ticket_for_another_call_or_stream_is_not_taken() -> None:
+async def test_a_decision_kept_for_another_call_or_stream_is_not_taken() -> None:
     calls: list[dict[str, Any]] = []
-    own = CountingPort(False)
-    tool = ag2_tool(
-        transfer_spec(calls), executor=Executor(approval=own), approval=CountingPort(True)
-    )
+    port = CountingPort(False)
+    tool = ag2_tool(transfer_spec(calls), approval=port)
     stream = MemoryStream()
     event = ToolCallEvent("transfer", arguments='{"amount": 5, "to": "bob"}', id="call_mine")
     context = ConversationContext(stream=stream)
-    token = AUTHORITY.mint(
-        run_id=str(stream.id),
-        thread_id=str(stream.id),
-        call_id="call_mine",
-        tool="transfer",
-        digest=arguments_digest("transfer", tool.spec.validate({"amount": 5, "to": "bob"})),
-    )
+    gate = tool._gate
+    assert gate is not None
+    arguments = {"amount": 5, "to": "bob"}
+    validated = tool.spec.validate(arguments)
+    digest = arguments_digest("transfer", validated)
+    kept = []
+    for thread_id, call_id in [(str(stream.id), "call_other"), ("other-stream", "call_mine")]:
+        ctx = CallContext(run_id=thread_id, thread_id=thread_id, call_id=call_id)
+        token = AUTHORITY.mint(
+            run_id=ctx.run_id, thread_id=thread_id, call_id=call_id, tool="transfer", digest=digest
+        )
+        admission = Admission(tool.spec, ctx, validated, token=token, digest=digest)
+        admission.arguments = comparable(arguments)
+        assert gate.early.keep(admission) == []
+        kept.append(token)
     try:
-        for thread_id, call_id in [(str(stream.id), "call_other"), ("other-stream", "call_mine")]:
-            reset = _ticket.set(_Ticket(tool._gate, thread_id, call_id, token=token))
-            try:
-                result = await tool(event, context)  # the tool object itself, no gate in front
-            finally:
-                _ticket.reset(reset)
-            assert kind(result.result.parts[0].content) == "approval-denied"
-        assert calls == [] and len(own.requests) == 2, "the executor asked its own port each time"
+        result = await tool(event, context)  # the tool object itself, as AG2 calls it
+        assert kind(result.result.parts[0].content) == "approval-denied"
+        assert calls == [] and len(port.requests) == 1, "the gate decided this call itself"
+        assert len(gate.early) == 2, "the decisions kept for the other calls are still there"
     finally:
-        AUTHORITY.discard(token)
+        for token in kept:
+            AUTHORITY.discard(token)

@@ -79,17 +79,17 @@ async def main() -> None:
 
 
 async def team() -> None:
-    """``probe team``: a round-robin team run with AutoGen's own run(), after autogen_prepare."""
+    """``probe team``: a round-robin team run with AutoGen's own run(), after autogen_instrument."""
     from autogen_agentchat.conditions import MaxMessageTermination
     from autogen_agentchat.teams import RoundRobinGroupChat
 
-    from agent_sdk_autogen import autogen_prepare
+    from agent_sdk_autogen import autogen_instrument
 
     members = [
         scripted_agent("alice", [Turn.say("hi bob")]),
         scripted_agent("bob", [Turn.say("hi")]),
     ]
-    chat = autogen_prepare(
+    chat = autogen_instrument(
         RoundRobinGroupChat(members, termination_condition=MaxMessageTermination(3))
     )
     async with run_scope("run-team", name="team"):

@@ -28,7 +28,7 @@ from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk.scripted.server import ScriptedServer
 from agent_sdk.testing.contract import Recorder, error_of
 from agent_sdk.testing.over_http import HttpContractSuite
-from agent_sdk_autogen import autogen_agent_tool, autogen_prepare, autogen_run, autogen_tool
+from agent_sdk_autogen import autogen_agent_tool, autogen_instrument, autogen_run, autogen_tool
 from agent_sdk_autogen.testing import AutogenHarness, endpoint_client
 
 
@@ -257,13 +257,13 @@ async def test_no_stream_options_on_plain_calls(server: ScriptedServer) -> None:
     assert "stream_options" not in request.body and not request.body.get("stream")
 
 
-async def test_autogen_prepare_for_a_plain_run(server: ScriptedServer) -> None:
+async def test_autogen_instrument_for_a_plain_run(server: ScriptedServer) -> None:
     rec = Recorder()
     calls = [ToolCall("add", '{"a": 1, "b": 20') for _ in range(2)]
     tools = [autogen_tool(rec.add_spec())]
     plain = agent(server, "plain", [Turn.call(calls[0]), Turn.say("done")], tools)
     prepared = agent(server, "prepared", [Turn.call(calls[1]), Turn.say("done")], tools)
-    assert autogen_prepare(prepared) is prepared
+    assert autogen_instrument(prepared) is prepared
     await plain.run(task="add")  # AutoGen's own run, not prepared: AutoGen's own text
     await prepared.run(task="add")
     assert sent(server, calls[0].id).startswith("Error: Expecting ',' delimiter")

@@ -17,7 +17,6 @@ from autogen_core.models import FunctionExecutionResultMessage
 from autogen_ext.models.openai._openai_client import convert_tools
 from opentelemetry import trace
 
-import agent_sdk_autogen
 from agent_sdk import (
     AutoApprove,
     CallContext,
@@ -35,7 +34,6 @@ from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk_autogen import (
     INTEGRATION,
     AutogenTool,
-    autogen_agent_tool,
     autogen_run,
     autogen_tool,
     autogen_tools,
@@ -216,13 +214,13 @@ def test_a_framework_outside_the_supported_range_is_refused(
     monkeypatch.setattr(
         md, "version", lambda name: "0.8.0" if name == "autogen-agentchat" else real(name)
     )
-    unchecked = AutogenIntegration()  # INTEGRATION checked the real version once already
-    monkeypatch.setattr(agent_sdk_autogen, "INTEGRATION", unchecked)
+    # INTEGRATION checked the real version once already; autogen_tool is a new one's .tool
+    unchecked = AutogenIntegration()
     with pytest.raises(IntegrationError, match=r"supports autogen-agentchat >=0.7,<0.8"):
-        autogen_tool(lookup_spec())
+        unchecked.tool(lookup_spec())
     with pytest.raises(IntegrationError):
-        autogen_agent_tool(lambda: None, name="x")
-    assert INTEGRATION.check() == real("autogen-agentchat")
+        unchecked.agent_tool(lambda: None, name="x")
+    assert INTEGRATION.check_framework() == real("autogen-agentchat")
 
 
 def test_an_autogen_lacking_a_symbol_we_read_is_refused() -> None:
@@ -232,7 +230,9 @@ def test_an_autogen_lacking_a_symbol_we_read_is_refused() -> None:
     with pytest.raises(IntegrationError, match=r"lacks autogen_core\.tools:BaseTool\.gone"):
         AutogenIntegration(requires=gone).tool(lookup_spec())
     assert INTEGRATION.requires is not None and INTEGRATION.requires.symbols
-    assert INTEGRATION.requires.check("autogen", "agent-sdk-autogen") == "0.7.5"  # every one
+    assert (
+        INTEGRATION.requires.check_installed("autogen", "agent-sdk-autogen") == "0.7.5"
+    )  # every one
 
 
 def test_the_integration_is_found_by_name_and_alias() -> None:
@@ -248,11 +248,11 @@ def test_export_tool_takes_no_options() -> None:
     assert isinstance(tool, AutogenTool) and tool.spec is spec
     with pytest.raises(ConfigurationError, match="no tool middleware"):
         INTEGRATION.tool(spec, middleware=[object()])
-    with pytest.raises(ConfigurationError, match="no option bogus"):
+    with pytest.raises(ConfigurationError, match=r"autogen_tool: unknown option\(s\) bogus"):
         INTEGRATION.tool(spec, bogus=1)
-    with pytest.raises(TypeError):
-        autogen_tool(spec, middleware=[object()])  # type: ignore[call-arg]
-    with pytest.raises(ConfigurationError, match="no option bogus"):
+    with pytest.raises(ConfigurationError, match=r"unknown option\(s\) middleware .*no tool"):
+        autogen_tool(spec, middleware=[object()])
+    with pytest.raises(ConfigurationError, match=r"autogen_agent_tool: unknown option\(s\) bogus"):
         INTEGRATION.agent_tool(lambda: None, name="x", description="X.", bogus=1)
 
 

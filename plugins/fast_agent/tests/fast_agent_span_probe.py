@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from agent_sdk import ToolSpec, run_scope
 from agent_sdk.testing import ToolCall, Turn
-from agent_sdk_fast_agent import fast_agent_agent_tool, fast_agent_tool, orchestrate
+from agent_sdk_fast_agent import fast_agent_agent_tool, fast_agent_instrument, fast_agent_tool
 from agent_sdk_fast_agent.testing import SCRIPTED_MODEL, register_scripted_model, scripts
 
 
@@ -103,12 +103,12 @@ async def main(mode: str) -> dict[str, Any]:
             if mode != "host":
                 trace.get_tracer_provider().add_span_processor(SimpleSpanProcessor(exporter))  # type: ignore[attr-defined]
             app.child.add_tool(fast_agent_tool(spec))
-            parent = orchestrate(app.parent, tools=[fast_agent_agent_tool(app.child)])
+            parent = fast_agent_instrument(app.parent, tools=[fast_agent_agent_tool(app.child)])
             async with run_scope("run-probe"):
                 await parent.send("go")
             if mode == "host":
                 # Without a run_scope of the user's, each top-level generate opens its own.
-                alone = orchestrate(app.solo, tools=[fast_agent_tool(spec)])
+                alone = fast_agent_instrument(app.solo, tools=[fast_agent_tool(spec)])
                 await alone.send("one")
                 await alone.send("two")
     spans = [

@@ -14,7 +14,7 @@ from agent_sdk import ConfigurationError, HierarchyLimits, run_scope
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.testing.contract import error_of
 from agent_sdk.tracing import semconv as sc
-from agent_sdk_fast_agent import INTEGRATION, fast_agent_agent_tool, orchestrate
+from agent_sdk_fast_agent import INTEGRATION, fast_agent_agent_tool, fast_agent_instrument
 from agent_sdk_fast_agent._agents import _HISTORY
 
 
@@ -59,7 +59,9 @@ async def test_history_modes(app: Any, history: str) -> None:
     }
     async with app(scripts) as fa:
         fa.memo.load_message_history([Prompt.user("earlier note"), Prompt.assistant("noted")])
-        agent = orchestrate(fa.orch, tools=[fast_agent_agent_tool(fa.memo, history=history)])
+        agent = fast_agent_instrument(
+            fa.orch, tools=[fast_agent_agent_tool(fa.memo, history=history)]
+        )
         await agent.send("go")
         first, second = results(agent)["memo-first"][0], results(agent)["memo-second"][0]
         template = [m.all_text() for m in fa.memo.message_history]
@@ -81,7 +83,7 @@ async def test_parallel_calls_run_as_separate_clones(app: Any, spans: Any) -> No
         "researcher": [Turn.echo(delay=0.3)],
     }
     async with app(scripts) as fa:
-        agent = orchestrate(fa.orch, tools=[fast_agent_agent_tool(fa.researcher)])
+        agent = fast_agent_instrument(fa.orch, tools=[fast_agent_agent_tool(fa.researcher)])
         async with run_scope("run-clones") as state:
             await agent.send("go")
         seen = results(agent)
@@ -115,7 +117,7 @@ async def test_timeout_gives_tool_timeout_and_the_run_goes_on(app: Any) -> None:
         "quick": [Turn.echo()],
     }
     async with app(scripts) as fa:
-        agent = orchestrate(
+        agent = fast_agent_instrument(
             fa.orch,
             tools=[fast_agent_agent_tool(fa.slow, timeout=0.3), fast_agent_agent_tool(fa.quick)],
         )
@@ -139,7 +141,7 @@ async def test_output_model_gives_structured_json(app: Any) -> None:
     }
     async with app(scripts) as fa:
         tool = fast_agent_agent_tool(fa.judge, return_mode="json", output_model=Verdict)
-        agent = orchestrate(fa.orch, tools=[tool])
+        agent = fast_agent_instrument(fa.orch, tools=[tool])
         await agent.send("go")
         text, is_error = results(agent)["j1"]
     assert not is_error and json.loads(text) == {"verdict": "approve", "score": 3}
@@ -162,7 +164,7 @@ async def test_input_schema_and_agent_description(app: Any) -> None:
         tool = fast_agent_agent_tool(fa.triage, input_schema=Ticket)
         assert tool.name == "triage" and tool.description == "You are triage."
         assert tool.parameters == Ticket.model_json_schema()
-        agent = orchestrate(fa.orch, tools=[tool])
+        agent = fast_agent_instrument(fa.orch, tools=[tool])
         await agent.send("go")
         text, _ = results(agent)["i1"]
     assert json.loads(text) == {"priority": 2, "title": "disk full"}
@@ -185,14 +187,16 @@ async def test_max_parallel_from_the_run_limits(app: Any) -> None:
         "napper": [Turn.say("ok", delay=0.2)],
     }
     async with app(scripts) as fa:
-        agent = orchestrate(
+        agent = fast_agent_instrument(
             fa.orch,
             tools=[fast_agent_agent_tool(fa.napper)],
             limits=HierarchyLimits(max_parallel=1),
         )
         t0 = time.monotonic()
         await agent.send("go")
-        assert time.monotonic() - t0 >= 0.55, "orchestrate(limits=...) applies to its implicit run"
+        assert time.monotonic() - t0 >= 0.55, (
+            "fast_agent_instrument(limits=...) applies to its implicit run"
+        )
 
 
 async def test_cancelling_the_parent_cancels_the_clone(app: Any) -> None:
@@ -201,7 +205,7 @@ async def test_cancelling_the_parent_cancels_the_clone(app: Any) -> None:
         "sleeper": [Turn.say("late", delay=30)],
     }
     async with app(scripts) as fa:
-        agent = orchestrate(fa.orch, tools=[fast_agent_agent_tool(fa.sleeper)])
+        agent = fast_agent_instrument(fa.orch, tools=[fast_agent_agent_tool(fa.sleeper)])
         task = asyncio.ensure_future(agent.send("go"))
         await asyncio.sleep(0.3)
         task.cancel()

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from agent_sdk import run_scope
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.tracing import semconv as sc
-from agent_sdk_fast_agent import fast_agent_agent_tool, orchestrate
+from agent_sdk_fast_agent import fast_agent_agent_tool, fast_agent_instrument
 
 
 class Opinion(BaseModel):
@@ -28,7 +28,7 @@ async def test_one_agent_span_per_run_and_a_chat_span_per_model_call(app: Any, s
     scripts["reviewer"] = [Turn.say('{"verdict": "approve"}')]
     async with app(scripts) as fa:
         tool = fast_agent_agent_tool(fa.reviewer, output_model=Opinion)
-        agent = orchestrate(fa.orch, tools=[tool])
+        agent = fast_agent_instrument(fa.orch, tools=[tool])
         async with run_scope("run-spans"):
             await agent.send("go")
         orch_turns = list(fa.orch.usage_accumulator.turns)
@@ -65,7 +65,7 @@ async def test_a_failed_model_call_is_an_error_chat_span(app: Any, spans: Any) -
             raise ConnectionError("model endpoint down")
 
         fa.orch.llm._apply_prompt_provider_specific = down
-        agent = orchestrate(fa.orch)
+        agent = fast_agent_instrument(fa.orch)
         with pytest.raises(Exception):  # noqa: B017 - whatever fast-agent makes of it
             async with run_scope("run-down"):
                 await agent.send("go")
@@ -77,7 +77,7 @@ async def test_a_failed_model_call_is_an_error_chat_span(app: Any, spans: Any) -
 
 async def test_a_replaced_llm_is_traced_too(app: Any, spans: Any) -> None:
     async with app({"orch": [Turn.say("one")], "other": [Turn.say("two")]}) as fa:
-        agent = orchestrate(fa.orch)
+        agent = fast_agent_instrument(fa.orch)
         await agent.send("first")
         fa.orch._llm = fa.other.llm  # e.g. a model switch
         assert fa.orch.llm is fa.other.llm

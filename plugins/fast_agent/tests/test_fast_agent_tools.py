@@ -13,7 +13,7 @@ from agent_sdk.hookspecs import hookimpl
 from agent_sdk.plugins import register_plugin, unregister_plugin
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.testing.contract import CountingPort, Recorder, error_of
-from agent_sdk_fast_agent import INTEGRATION, ToolGate, fast_agent_tool, orchestrate
+from agent_sdk_fast_agent import INTEGRATION, ToolGate, fast_agent_instrument, fast_agent_tool
 
 WEATHER = {
     "type": "object",
@@ -50,7 +50,7 @@ async def test_explicit_schema_is_advertised_and_the_spec_validates(app: Any) ->
         ToolCall("weather", {"town": "Rome"}, id="w3"),
     ]
     async with app({"orch": [Turn.call(*calls), Turn.say("done")]}) as fa:
-        agent = orchestrate(fa.orch, tools=[fast_agent_tool(spec)])
+        agent = fast_agent_instrument(fa.orch, tools=[fast_agent_tool(spec)])
         (listed,) = (await agent.list_tools()).tools
         assert listed.input_schema == WEATHER and listed.description == "Weather by city."
         await agent.send("go")
@@ -109,7 +109,7 @@ async def test_the_gate_asks_about_fast_agents_own_tools_and_denials_are_tool_er
     scripts = {"orch": [Turn.call(*calls), Turn.say("done")], "helper": [Turn.echo()]}
     async with app(scripts, options={"orch": {"agents": ["helper"]}}) as fa:
         fa.orch.add_tool(_native_weather())
-        agent = orchestrate(
+        agent = fast_agent_instrument(
             fa.orch, tools=[fast_agent_tool(rec.add_spec())], gate=INTEGRATION.bind_approval(port)
         )
         assert await agent.send("go") == "done", "denials must not end the turn"
@@ -129,7 +129,7 @@ async def test_the_gate_reports_pending_and_edited_approvals(app: Any) -> None:
     calls = [ToolCall("local_weather", {"city": "Paris"}, id="d1")]
     async with app({"orch": [Turn.call(*calls), Turn.say("done")]}) as fa:
         fa.orch.add_tool(_native_weather())
-        orchestrate(fa.orch, gate=ToolGate(deferred, confirm={"local_weather"}))
+        fast_agent_instrument(fa.orch, gate=ToolGate(deferred, confirm={"local_weather"}))
         await fa.orch.send("go")
         text, is_error = results(fa.orch)["d1"]
     assert is_error and "approval required: apr_" in text
@@ -138,7 +138,7 @@ async def test_the_gate_reports_pending_and_edited_approvals(app: Any) -> None:
     editing = CountingPort(Decision(True, arguments={"city": "Rome"}))
     async with app({"orch": [Turn.call(*calls), Turn.say("done")]}) as fa:
         fa.orch.add_tool(_native_weather())
-        orchestrate(
+        fast_agent_instrument(
             fa.orch, gate=ToolGate(editing, confirm=lambda name, args: name == "local_weather")
         )
         await fa.orch.send("go")
@@ -155,7 +155,7 @@ async def test_a_failing_reviewer_denies(app: Any) -> None:
         {"orch": [Turn.call(ToolCall("local_weather", {"city": "X"}, id="f1")), Turn.say("done")]}
     ) as fa:
         fa.orch.add_tool(_native_weather())
-        orchestrate(fa.orch, gate=ToolGate(Broken()))
+        fast_agent_instrument(fa.orch, gate=ToolGate(Broken()))
         await fa.orch.send("go")
         text, is_error = results(fa.orch)["f1"]
     assert is_error and error_of(text)["kind"] == "approval-denied" and "reviewer offline" in text  # type: ignore[index]
@@ -165,14 +165,16 @@ def test_gate_and_orchestrate_configuration_errors() -> None:
     with pytest.raises(ConfigurationError):
         ToolGate(object())  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError):
-        orchestrate(object(), gate=CountingPort())  # type: ignore[arg-type]
+        fast_agent_instrument(object(), gate=CountingPort())  # type: ignore[arg-type]
 
 
 async def test_non_object_arguments_are_answered_for_our_tools_only(app: Any) -> None:
     rec = Recorder()
     calls = [ToolCall("add", "[1, 2]", id="r1"), ToolCall("add", {"a": 2, "b": 2}, id="r2")]
     async with app({"orch": [Turn.call(*calls), Turn.say("done")]}) as fa:
-        agent = orchestrate(fa.orch, tools=[fast_agent_tool(rec.add_spec(), executor=Executor())])
+        agent = fast_agent_instrument(
+            fa.orch, tools=[fast_agent_tool(rec.add_spec(), executor=Executor())]
+        )
         await agent.send("go")
         out = results(agent)
     assert error_of(out["r1"][0])["kind"] == "tool-args-invalid" and out["r1"][1]  # type: ignore[index]
@@ -194,7 +196,7 @@ async def test_the_gate_asks_the_approval_policies_first(app: Any) -> None:
             {"orch": [Turn.call(ToolCall("local_weather", {"city": "X"}, id="p1")), Turn.say("ok")]}
         ) as fa:
             fa.orch.add_tool(_native_weather())
-            orchestrate(fa.orch, gate=INTEGRATION.bind_approval(port))
+            fast_agent_instrument(fa.orch, gate=INTEGRATION.bind_approval(port))
             await fa.orch.send("go")
             text, is_error = results(fa.orch)["p1"]
     finally:

@@ -29,8 +29,8 @@ from agent_sdk.scripted.server import ScriptedServer
 from agent_sdk.testing.over_http import HttpContractSuite
 from agent_sdk.tracing import semconv as sc
 from agent_sdk_openai_agents import (
-    instrument,
     openai_agents_agent_tool,
+    openai_agents_instrument,
     openai_agents_tool,
 )
 from agent_sdk_openai_agents.testing import OpenAIAgentsHarness
@@ -352,7 +352,7 @@ def test_every_span_of_the_run_carries_its_run_id_and_path(
         api=api,
         tools=[openai_agents_agent_tool(child)],
     )
-    bridge = instrument()
+    bridge = openai_agents_instrument()
     try:
 
         async def main() -> None:

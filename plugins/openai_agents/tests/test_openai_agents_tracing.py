@@ -12,7 +12,11 @@ from opentelemetry.trace import SpanKind
 from agent_sdk import Executor, ToolSpec, run_scope
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.tracing import semconv as sc
-from agent_sdk_openai_agents import instrument, openai_agents_agent_tool, openai_agents_tool
+from agent_sdk_openai_agents import (
+    openai_agents_agent_tool,
+    openai_agents_instrument,
+    openai_agents_tool,
+)
 from agent_sdk_openai_agents.testing import ScriptedModel
 
 RC = RunConfig(tracing_disabled=False, workflow_name="review")
@@ -58,8 +62,8 @@ def hierarchy() -> tuple[Agent[Any], ToolCall]:
 
 def review_run(**options: Any) -> None:
     """The hierarchy's run inside ``run_scope("run-1", name="review")``, bridged with
-    ``instrument(**options)``."""
-    bridge = instrument(**options)
+    ``openai_agents_instrument(**options)``."""
+    bridge = openai_agents_instrument(**options)
     try:
         parent, _ = hierarchy()
 
@@ -129,7 +133,7 @@ def test_native_function_spans_are_mapped_and_errors_marked(spans: Any) -> None:
         """Shout."""
         return text.upper()
 
-    bridge = instrument()
+    bridge = openai_agents_instrument()
     try:
         agent = Agent(
             name="a",
@@ -182,7 +186,7 @@ def processors() -> tuple[Any, ...]:
 def test_instrument_keeps_the_users_processors_unless_asked(spans: Any) -> None:
     user = Counting()
     add_trace_processor(user)
-    bridge = instrument()
+    bridge = openai_agents_instrument()
     assert processors() == (user, bridge)
     agent = Agent(name="a", model=ScriptedModel([Turn.say("hi")]))
     asyncio.run(Runner.run(agent, "go", run_config=RC))
@@ -190,7 +194,7 @@ def test_instrument_keeps_the_users_processors_unless_asked(spans: Any) -> None:
     bridge.uninstrument()
     assert processors() == (user,)
 
-    exclusive = instrument(exclusive=True)
+    exclusive = openai_agents_instrument(exclusive=True)
     assert processors() == (exclusive,)
     before = user.spans
     asyncio.run(Runner.run(agent, "go", run_config=RC))
@@ -211,7 +215,7 @@ def test_a_resumed_run_gets_a_fresh_root(spans: Any, tmp_path: Any) -> None:
         model=ScriptedModel([Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("2")]),
         tools=[tool],
     )
-    bridge = instrument()
+    bridge = openai_agents_instrument()
     try:
 
         async def main() -> Any:
@@ -266,7 +270,7 @@ def test_every_bridged_span_carries_the_run_id_and_path(spans: Any) -> None:
 
 def test_without_a_run_scope_bridged_spans_carry_the_sdk_trace_id(spans: Any) -> None:
     """The run id our tool calls bind (the SDK trace id) is the one on the SDK's spans."""
-    bridge = instrument()
+    bridge = openai_agents_instrument()
     try:
         parent, _ = hierarchy()
         asyncio.run(Runner.run(parent, "go", run_config=RC))
@@ -290,7 +294,7 @@ def test_a_native_function_span_is_pathed_like_our_tool_spans(spans: Any) -> Non
         """Shout."""
         return text.upper()
 
-    bridge = instrument()
+    bridge = openai_agents_instrument()
     try:
         agent = Agent(
             name="a",
@@ -322,7 +326,7 @@ def test_a_resumed_run_inside_a_run_scope_nests_under_the_scope(spans: Any, tmp_
         model=ScriptedModel([Turn.call(ToolCall("add", {"a": 1, "b": 1})), Turn.say("2")]),
         tools=[openai_agents_tool(spec, approval=port)],
     )
-    bridge = instrument()
+    bridge = openai_agents_instrument()
     try:
 
         async def main() -> Any:

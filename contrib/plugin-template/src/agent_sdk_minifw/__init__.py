@@ -2,66 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_sdk import ApprovalPort, Executor, Registry, ReturnMode, ToolSpec
 from agent_sdk.integration import lazy_exports
 from agent_sdk_minifw._integration import INTEGRATION
 
-
-def minifw_tool(
-    spec_or_function: Any, *, executor: Executor | None = None, approval: ApprovalPort | None = None
-) -> Any:
-    """A ToolSpec (or a plain function) as a minifw Tool whose calls run through ``executor``;
-    ``approval`` is asked about confirm calls first."""
-    return INTEGRATION.tool(spec_or_function, executor=executor, approval=approval)
+if TYPE_CHECKING:
+    from agent_sdk_minifw.framework import Agent
 
 
-def minifw_tools(
-    registry: Registry | Iterable[ToolSpec],
-    *,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
-) -> list[Any]:
-    """Every spec of ``registry`` as a minifw Tool, sharing one executor."""
-    return INTEGRATION.tools(registry, executor=executor, approval=approval)
+# The public shape is the integration's own, written once in the core: minifw_tool(
+# spec_or_function, *, executor=None, approval=None), minifw_tools(registry, ...),
+# minifw_agent_tool(agent, *, name=None, description=None, return_mode="last", ...).
+minifw_tool = INTEGRATION.tool
+minifw_tools = INTEGRATION.tools
+minifw_agent_tool = INTEGRATION.agent_tool
 
 
-def minifw_agent_tool(
-    agent: Any,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    return_mode: ReturnMode = "last",
-    history: str = "fresh",
-    executor: Executor | None = None,
-    timeout: float | None = None,
-    input_schema: Mapping[str, Any] | type | None = None,
-) -> Any:
-    """A minifw Agent as a tool: a fresh clone per call, under the run's guards."""
-    return INTEGRATION.agent_tool(
-        agent,
-        name=name,
-        description=description,
-        return_mode=return_mode,
-        history=history,
-        executor=executor,
-        timeout=timeout,
-        input_schema=input_schema,
-    )
+def minifw_instrument(agent: Agent) -> Agent:
+    """Trace a top-level minifw agent the way agent-sdk traces the agents it runs: an
+    ``invoke_agent`` span per run and a ``chat`` span per model call, in the run's tree.
+    Adds the observer once; returns ``agent``."""
+    from agent_sdk_minifw._tracing import SpanObserver
+
+    if not any(isinstance(o, SpanObserver) for o in agent.observers):
+        agent.observers.append(SpanObserver())
+    return agent
 
 
-def minifw_observer() -> Any:
-    """An observer for your top-level minifw agents (``Agent(..., observers=[...])``): an
-    ``invoke_agent`` span per run and a ``chat`` span per model call, in the run's tree."""
+def _observer() -> Any:
+    """What the deprecated ``minifw_observer()`` still answers: the observer to pass
+    yourself (``minifw_instrument`` adds it)."""
     from agent_sdk_minifw._tracing import SpanObserver
 
     return SpanObserver()
 
 
-__all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_observer", "minifw_tool", "minifw_tools"]
+__all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_instrument", "minifw_tool", "minifw_tools"]
 
-# The 0.1 names (export_tool, export_agent_tool) still work for one release and warn once:
-# they are entries of agent-sdk's table (agent_sdk.deprecated), which lazy_exports asks.
+# The 0.1 names (export_tool, export_agent_tool, minifw_observer) still work for one release
+# and warn once: they are entries of agent-sdk's table (agent_sdk.deprecated), which
+# lazy_exports asks.
 __getattr__ = lazy_exports(__name__, {})

@@ -7,7 +7,7 @@ framework is imported by the methods, when an integration is used.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_sdk import AgentResponse, ApprovalRequest, Executor, ToolSpec
 from agent_sdk.integration import (
@@ -20,8 +20,11 @@ from agent_sdk.integration import (
     hookimpl,
 )
 
+if TYPE_CHECKING:  # the native types the Integration base names (as strings)
+    from agent_sdk_minifw.framework import Agent, Tool  # noqa: F401
 
-class MiniIntegration(Integration):
+
+class MiniIntegration(Integration["Tool", "Agent"]):
     name = "minifw"
     distribution = "agent-sdk-minifw"
     # The framework ships inside this template; yours is a separate distribution.
@@ -30,6 +33,8 @@ class MiniIntegration(Integration):
     )
     harness = "agent_sdk_minifw.testing:MiniHarness"
     history_modes = ("fresh",)
+    tool_options = ()  # minifw tools take no options of their own
+    agent_tool_options = ()
 
     def export_tool(
         self,

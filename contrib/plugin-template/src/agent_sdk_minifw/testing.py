@@ -8,7 +8,7 @@ from typing import Any
 from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec
 from agent_sdk.integration import Harness
 from agent_sdk.scripted import RunResult, ScriptedAgent, Turn
-from agent_sdk_minifw import minifw_agent_tool, minifw_observer, minifw_tool
+from agent_sdk_minifw import minifw_agent_tool, minifw_instrument, minifw_tool
 from agent_sdk_minifw.framework import Agent
 
 
@@ -40,7 +40,7 @@ class MiniHarness(Harness):
         )
 
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
-        agent = Agent("orchestrator", turns, tools, observers=[minifw_observer()])
+        agent = minifw_instrument(Agent("orchestrator", turns, tools))
         session = await agent.run("start")
         return RunResult(
             results=session.results,

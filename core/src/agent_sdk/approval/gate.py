@@ -1,10 +1,14 @@
-"""The approval gate: the one chain every approval goes through.
+"""The approval gate: the one chain every approval goes through, run once per call.
 
-confirm rule -> policy plugins -> token (if the call carries one) -> port -> decision ->
-pending note. The executor runs it for every confirm call; integrations get a gate built
-from their executor (``Executor.gate(port)``) to decide a call earlier, where the framework
-lets them see it first (tool middleware, ``needs_approval``, a turn's tool batch), and
-framework-native approvals of tools without a ToolSpec use ``ApprovalGate.check``.
+validate -> confirm rule -> token (if the call carries one) -> policy plugins -> port ->
+decision -> token minted -> pending note. ``ApprovalGate.decide`` runs it and hands the
+executor an ``Admission``: validated, frozen arguments with the token, or the refusal. The
+executor runs what it was handed and never asks again. Every executor has a gate of its own
+(its port); integrations get one built from their executor (``Executor.gate(port)``) for
+``approval=``. Where a framework shows an integration a call before it runs (openai-agents'
+``needs_approval``), ``decide_early`` decides it there and keeps the decision, bounded, until
+the executor takes it; framework-native approvals of tools without a ToolSpec use
+``decide_native``.
 """
 
 from __future__ import annotations
@@ -14,13 +18,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent_sdk.approval.admission import Admission, EarlyDecisions, comparable
 from agent_sdk.approval.ports import ApprovalPort, ApprovalRequest, Decision
 from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
 from agent_sdk.context import CallContext
+from agent_sdk.deprecated import warn
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.redaction import safe_message
 from agent_sdk.run import note_pending_approval
-from agent_sdk.spec import ToolSpec, arguments_digest
+from agent_sdk.spec import ToolSpec, arguments_digest, canonical_json, digest_of
+
+_TEXT = (str, bytes, bytearray)
 
 
 def approval_request(tool: str, arguments: Mapping[str, Any], ctx: CallContext) -> ApprovalRequest:
@@ -63,8 +71,14 @@ def policy_allows(request: ApprovalRequest) -> bool:
     return verdict is True
 
 
-def decision_error(tool: str, request: ApprovalRequest, decision: Decision) -> ToolError | None:
-    """The model-visible error for anything but a plain approval of ``request``, else None."""
+def decision_error(
+    tool: str, request: ApprovalRequest, decision: Decision, *, canonical: str | None = None
+) -> ToolError | None:
+    """The model-visible error for anything but a plain approval of ``request``, else None.
+
+    ``canonical`` is the request's arguments as ``canonical_json`` spelled them before the
+    port was asked: an approval naming other arguments is an edit even when the reviewer
+    changed ``request.arguments`` in place."""
     if decision.pending_id:
         return ToolError(
             ErrorKind.APPROVAL_PENDING,
@@ -77,7 +91,11 @@ def decision_error(tool: str, request: ApprovalRequest, decision: Decision) -> T
         by = f" by {decision.reviewer}" if decision.reviewer else ""
         why = f": {decision.reason}" if decision.reason else ""
         return ToolError(ErrorKind.APPROVAL_DENIED, f"tool '{tool}' was denied{by}{why}", tool=tool)
-    if decision.arguments is not None and decision.arguments != request.arguments:
+    if decision.arguments is not None and (
+        decision.arguments != request.arguments
+        if canonical is None
+        else _spelling(decision.arguments) != canonical
+    ):
         return ToolError(
             ErrorKind.APPROVAL_DENIED,
             f"the approval of tool '{tool}' changed its arguments; edited approvals cannot "
@@ -87,7 +105,16 @@ def decision_error(tool: str, request: ApprovalRequest, decision: Decision) -> T
     return None
 
 
-async def ask_port(port: ApprovalPort | None, request: ApprovalRequest) -> None:
+def _spelling(arguments: Any) -> str | None:
+    try:
+        return canonical_json(arguments)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+async def ask_port(
+    port: ApprovalPort | None, request: ApprovalRequest, *, canonical: str | None = None
+) -> None:
     """Ask ``port`` and raise the model-visible error unless it plainly approved.
 
     No port means denied. A port that fails denies the call (the error names why)."""
@@ -123,77 +150,134 @@ async def ask_port(port: ApprovalPort | None, request: ApprovalRequest) -> None:
             f"{type(decision).__name__}, not a Decision",
             tool=tool,
         )
-    error = decision_error(tool, request, decision)
+    error = decision_error(tool, request, decision, canonical=canonical)
     if error is not None:
         raise error
 
 
 class ApprovalGate:
-    """Decides a confirm call before it runs and hands an approved call a one-use token.
+    """Decides a call once, before it runs, and hands the executor what it decided.
 
     Build it from the executor that will run the calls (``executor.gate(port)``), so the
-    token is minted by the authority that checks it. Integrations put the gate where the
-    framework lets them see a call first; the executor then takes the token and does not
-    ask again.
+    token is minted by the authority that checks it.
     """
 
     def __init__(self, port: ApprovalPort | None, *, authority: TokenAuthority = AUTHORITY) -> None:
         self.port = port
         self.authority = authority
+        self.early = EarlyDecisions(ttl=authority.ttl)
 
-    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
-        """A token for an approved confirm call; None when no approval is needed or the
-        arguments are invalid (the executor reports that). Raises ToolError when denied or
-        pending (a pending id is noted for the running sub-agent)."""
-        try:
-            validated = spec.validate(arguments)
-        except ToolError:
-            return None
-        if spec.confirm is False or not confirm_required(spec, validated):
-            return None
-        request = spec_request(spec, validated, ctx)
-        await self._decide(request)
-        return self.authority.mint(
-            run_id=ctx.run_id,
-            thread_id=ctx.thread_id,
-            call_id=ctx.call_id,
-            tool=spec.name,
-            digest=arguments_digest(spec.name, validated),
-        )
+    async def decide(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> Admission:
+        """Validate once, run the confirm rule once, and for a confirm call take the token
+        the call carries or ask the policies and the port once; an approved call gets a
+        one-use token bound to the call and its arguments. Refusals (invalid arguments,
+        denied, pending, a failing port) are the admission's ``error``; a pending id is
+        noted for the running sub-agent. ``HierarchyLimitError`` propagates."""
+        return await self._decide(spec, arguments, ctx, private=False)
 
-    async def check(
+    async def decide_early(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> Admission:
+        """``decide`` where the framework shows the call before it runs it, and keep the
+        decision for the executor (``take``), bounded in number and age. A pending call is
+        not kept: the framework pauses it, and it is decided again when it resumes."""
+        admission = await self._decide(spec, arguments, ctx, private=True)
+        if not admission.pending:
+            admission.arguments = comparable(arguments)
+            for dropped in self.early.keep(admission):
+                self.discard(dropped.token)
+        return admission
+
+    def take(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> Admission | None:
+        """The decision ``decide_early`` kept for this very call (same run, conversation,
+        call id, spec and arguments), once; None when there is none."""
+        found, stale = self.early.take(spec, arguments, ctx)
+        if stale is not None:
+            self.discard(stale.token)
+        return found
+
+    async def decide_native(
         self, tool: str, arguments: Mapping[str, Any], ctx: CallContext
     ) -> ToolError | None:
         """Decide a call to a tool that has no ToolSpec (a framework's own tool) and that
         the integration's own rule says needs approval: None when it may run, else the
         model-visible error. No token: nothing of ours runs the call afterwards."""
         try:
-            await self._decide(approval_request(tool, arguments, ctx))
+            await self._ask(approval_request(tool, arguments, ctx))
         except HierarchyLimitError:
             raise
         except ToolError as exc:
             return exc
         return None
 
-    async def _decide(self, request: ApprovalRequest) -> None:
+    def discard(self, token: ApprovalToken | None) -> None:
+        """Drop a token its call did not take."""
+        self.authority.discard(token)
+
+    async def _decide(
+        self, spec: ToolSpec, arguments: Any, ctx: CallContext, *, private: bool
+    ) -> Admission:
+        try:
+            validated = spec.validate(arguments)
+        except ToolError as exc:
+            return Admission(spec, ctx, error=exc)
+        confirm = spec.confirm is not False and confirm_required(spec, validated)
+        if (confirm or private) and not isinstance(arguments, _TEXT):
+            # Objects a framework handed us may still change (while a reviewer decides, or
+            # until a kept decision runs): what runs is a copy taken now. Parsed text is ours.
+            validated = validated.model_copy(deep=True)
+        if not confirm:
+            return Admission(spec, ctx, validated)
+        dump = validated.model_dump(mode="json")
+        canonical = canonical_json(dump)
+        digest = digest_of(spec.name, canonical)
+        run_id, thread_id, call_id = ctx.run_id, ctx.thread_id, ctx.call_id
+        if ctx.token is not None and self.authority.consume(
+            ctx.token,
+            run_id=run_id,
+            thread_id=thread_id,
+            call_id=call_id,
+            tool=spec.name,
+            digest=digest,
+        ):
+            return Admission(spec, ctx, validated, digest=digest)  # approved earlier, once
+        try:
+            await self._ask(approval_request(spec.name, dump, ctx), canonical=canonical)
+        except ToolError as exc:
+            return Admission(spec, ctx, validated, error=exc, digest=digest)
+        token = self.authority.mint(
+            run_id=run_id, thread_id=thread_id, call_id=call_id, tool=spec.name, digest=digest
+        )
+        return Admission(spec, ctx, validated, token=token, digest=digest)
+
+    async def _ask(self, request: ApprovalRequest, *, canonical: str | None = None) -> None:
         try:
             if policy_allows(request):
                 return
-            await ask_port(self.port, request)
+            await ask_port(self.port, request, canonical=canonical)
         except ToolError as exc:
             if exc.approval_id is not None:
                 note_pending_approval(exc.approval_id)
             raise
 
-    def discard(self, token: ApprovalToken | None) -> None:
-        """Drop a token its call did not take."""
-        self.authority.discard(token)
+    # -- 0.1 spellings ---------------------------------------------------------------------
+    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
+        """Deprecated: ``decide`` (this returns only the token and raises the refusal)."""
+        warn("agent_sdk.ApprovalGate.admit")
+        admission = await self.decide(spec, arguments, ctx)
+        if admission.error is not None and admission.validated is not None:
+            raise admission.error
+        return admission.token
+
+    async def check(
+        self, tool: str, arguments: Mapping[str, Any], ctx: CallContext
+    ) -> ToolError | None:
+        """Deprecated: ``decide_native``."""
+        warn("agent_sdk.ApprovalGate.check")
+        return await self.decide_native(tool, arguments, ctx)
 
 
 class DecidedApproval(ApprovalGate):
-    """A gate decision made earlier (in framework middleware or a native approval hook),
-    replayed inside ``Executor.run_spec`` so a refusal gets the executor's span and error
-    text, and a token is taken (or discarded) as usual."""
+    """Deprecated (0.1): a decision made elsewhere, replayed inside ``Executor.run_spec``.
+    Keep a decision with ``ApprovalGate.decide_early`` instead; the executor takes it."""
 
     def __init__(
         self,
@@ -202,11 +286,24 @@ class DecidedApproval(ApprovalGate):
         token: ApprovalToken | None = None,
         refusal: BaseException | None = None,
     ) -> None:
+        warn("agent_sdk.DecidedApproval")
         super().__init__(gate.port, authority=gate.authority)
         self.token = token
         self.refusal = refusal
 
-    async def admit(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> ApprovalToken | None:
+    async def _decide(
+        self, spec: ToolSpec, arguments: Any, ctx: CallContext, *, private: bool
+    ) -> Admission:
+        try:
+            validated = spec.validate(arguments)
+        except ToolError as exc:
+            return Admission(spec, ctx, error=exc)
         if self.refusal is not None:
+            if isinstance(self.refusal, ToolError):
+                return Admission(spec, ctx, validated, error=self.refusal)
             raise self.refusal
-        return self.token
+        if self.token is None:  # nothing was decided: the chain decides, as for any call
+            return await super()._decide(spec, arguments, ctx, private=private)
+        return Admission(
+            spec, ctx, validated, token=self.token, digest=arguments_digest(spec.name, validated)
+        )

@@ -35,6 +35,8 @@ __all__ = [
     "Registry",
     "ToolSpec",
     "arguments_digest",
+    "canonical_json",
+    "digest_of",
     "parse_arguments",
 ]
 ConfirmRule = bool | Callable[[BaseModel], bool]
@@ -221,9 +223,16 @@ class ToolSpec:
 
 def arguments_digest(tool: str, validated: BaseModel) -> str:
     """A digest of the validated arguments, as bound into approval tokens."""
-    canonical = json.dumps(
-        validated.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), default=str
-    )
+    return digest_of(tool, canonical_json(validated.model_dump(mode="json")))
+
+
+def canonical_json(arguments: Any) -> str:
+    """One spelling of JSON-mode arguments: what a digest and an edit check compare."""
+    return json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def digest_of(tool: str, canonical: str) -> str:
+    """The token digest of ``canonical`` arguments (``canonical_json``) of ``tool``."""
     return hashlib.sha256(f"{tool}\x00{canonical}".encode()).hexdigest()
 
 

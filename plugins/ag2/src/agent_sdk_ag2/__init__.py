@@ -8,12 +8,8 @@ returns. Importing this package does not import AG2; the functions import it on 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
-from agent_sdk import ApprovalPort, Executor, Registry, ReturnMode, ToolSpec
 from agent_sdk.integration import lazy_exports
 from agent_sdk_ag2._integration import INTEGRATION
 
@@ -23,71 +19,15 @@ if TYPE_CHECKING:
     from agent_sdk_ag2._tools import AgentSDKTool
     from agent_sdk_ag2._tracing import SpanMiddleware
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
-def ag2_tool(
-    spec_or_function: ToolSpec | Callable[..., Any],
-    *,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
-    middleware: Sequence[Any] = (),
-) -> AgentSDKTool:
-    """A ToolSpec (or a plain function) as an AG2 ``FunctionTool`` whose every call runs
-    through ``executor`` (default: a new Executor, whose own port decides confirm calls).
-
-    ``approval=port`` puts an approval gate in as the innermost tool middleware: it asks
-    ``port`` once per confirm call and hands an approved call a one-use token the executor
-    accepts. ``middleware`` is extra AG2 tool middleware, outermost first. Raises
-    ``IntegrationError`` when the installed AG2 is outside the supported range or lacks
-    what the plugin reads."""
-    return INTEGRATION.tool(  # type: ignore[no-any-return]
-        spec_or_function, executor=executor, approval=approval, middleware=middleware
-    )
-
-
-def ag2_tools(
-    registry: Registry | Iterable[ToolSpec],
-    *,
-    executor: Executor | None = None,
-    approval: ApprovalPort | None = None,
-    middleware: Sequence[Any] = (),
-) -> list[AgentSDKTool]:
-    """Every spec of ``registry`` as an AG2 tool, sharing one executor (default:
-    ``Executor(registry)``) and one approval gate."""
-    return INTEGRATION.tools(registry, executor=executor, approval=approval, middleware=middleware)
-
-
-def ag2_agent_tool(
-    agent: Agent,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    return_mode: ReturnMode = "last",
-    history: str = "fresh",
-    executor: Executor | None = None,
-    timeout: float | None = None,
-    input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
-) -> AgentSDKTool:
-    """An AG2 tool that runs ``agent`` as a sub-agent under the run's guards.
-
-    ``history="fresh"`` (default): every call asks the agent on a fresh ``MemoryStream``
-    (parallel calls never share history). ``history="shared"``: calls continue the agent's
-    one conversation, a call at a time. The reply, usage and model calls are read from the
-    stream; the tool returns the text chosen by ``return_mode`` ("last", "all", "json" or a
-    function of the ``AgentResponse``). ``name`` must be a valid tool name; without it the
-    agent's name is made one (case kept). It is also the sub-agent's name in the call path
-    and in spans."""
-    return INTEGRATION.agent_tool(  # type: ignore[no-any-return]
-        agent,
-        name=name,
-        description=description,
-        return_mode=return_mode,
-        history=history,
-        executor=executor,
-        timeout=timeout,
-        input_schema=input_schema,
-    )
+# The public shape is the integration's own, written once in the core (typed with AG2's
+# tool and agent types): ag2_tool(spec_or_function, *, executor=None, approval=None,
+# middleware=()), ag2_tools(registry, ...), ag2_agent_tool(agent, *, name=None, ...).
+ag2_tool = INTEGRATION.tool
+ag2_tools = INTEGRATION.tools
+ag2_agent_tool = INTEGRATION.agent_tool
 
 
 def ag2_instrument(agent: Agent) -> Agent:

@@ -9,7 +9,7 @@ outside the supported range or is the old 0.x package): the methods import ``_to
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
 from agent_sdk.integration import (
@@ -19,11 +19,15 @@ from agent_sdk.integration import (
     Integration,
     Requirement,
     hookimpl,
-    no_other_options,
 )
 
+if TYPE_CHECKING:  # the native types the Integration base names (as strings)
+    from ag2 import Agent  # noqa: F401
 
-class AG2Integration(Integration):
+    from agent_sdk_ag2._tools import AgentSDKTool  # noqa: F401
+
+
+class AG2Integration(Integration["AgentSDKTool", "Agent"]):
     """AG2 1.x: specs as ``FunctionTool``s (option ``middleware=``, extra AG2 tool
     middleware), ``Agent``s as tools (a fresh ``MemoryStream`` per call, or one shared
     conversation), contexts from a ``ToolCallEvent`` or a tool's ``ConversationContext``.
@@ -59,6 +63,8 @@ class AG2Integration(Integration):
     harness = "agent_sdk_ag2.testing:AG2Harness"
     history_modes = ("fresh", "shared")
     provider = "ag2"
+    tool_options = ("middleware",)
+    agent_tool_options = ()
 
     def export_tool(
         self,
@@ -69,9 +75,8 @@ class AG2Integration(Integration):
         middleware: Sequence[Any] = (),
         **options: Any,
     ) -> Any:
-        """An ``AgentSDKTool`` (an AG2 ``FunctionTool``); ``gate`` is its innermost tool
-        middleware, ``middleware`` extra AG2 tool middleware, outermost first."""
-        no_other_options("ag2_tool", options)
+        """An ``AgentSDKTool`` (an AG2 ``FunctionTool``) whose calls ``gate`` decides after
+        every tool middleware; ``middleware`` is extra AG2 tool middleware, outermost first."""
         from agent_sdk_ag2._tools import build_tool
 
         return build_tool(
@@ -96,7 +101,6 @@ class AG2Integration(Integration):
     ) -> ToolSpec:
         """Each call asks ``agent`` on a fresh ``MemoryStream`` (history "fresh"), or
         continues the agent's one conversation, a call at a time (history "shared")."""
-        no_other_options("ag2_agent_tool", options)
         _check_agent(agent)
         from agent_sdk_ag2._agents import agent_spec
 

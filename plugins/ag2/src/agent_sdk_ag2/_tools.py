@@ -1,5 +1,6 @@
-"""The bridge to AG2 tools: a FunctionTool that runs a spec through the executor, the
-approval gate as innermost tool middleware, context binding, and the budget stop.
+"""The bridge to AG2 tools: a FunctionTool that runs a spec through the executor (whose
+approval gate decides each call once, after every tool middleware, so the port sees the
+arguments that run), context binding, and the budget stop.
 
 AG2 behaviours this module is written around (ag2 1.2):
 
@@ -31,7 +32,6 @@ AG2 behaviours this module is written around (ag2 1.2):
 
 from __future__ import annotations
 
-import contextvars
 import json
 from collections.abc import Iterable, Sequence
 from contextlib import AsyncExitStack, ExitStack
@@ -51,8 +51,8 @@ from ag2.tools import ToolResult
 from ag2.tools.types import FunctionTool
 from ag2.utils import build_model
 
-from agent_sdk import ApprovalToken, Executor, HierarchyLimitError, ToolSpec
-from agent_sdk.integration import ApprovalGate, CallContext, DecidedApproval, bind_call
+from agent_sdk import Executor, HierarchyLimitError, ToolSpec
+from agent_sdk.integration import ApprovalGate, CallContext, bind_call
 
 
 # -- context binding -----------------------------------------------------------------------
@@ -119,59 +119,6 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-# -- the approval gate ---------------------------------------------------------------------
-@dataclass
-class _Ticket:
-    """The gate's answer for one call, handed to the tool through a contextvar.
-
-    AG2 awaits the middleware chain in one task, so the tool sees the ticket of the gate
-    that wraps it; the tool takes it only if it names its own gate, stream and call id.
-    """
-
-    gate: ApprovalGateMiddleware
-    thread_id: str | None
-    call_id: str | None
-    token: ApprovalToken | None = None
-    refusal: Exception | None = None
-    taken: bool = False
-
-
-_ticket: contextvars.ContextVar[_Ticket | None] = contextvars.ContextVar(
-    "agent_sdk_ag2_ticket", default=None
-)
-
-
-class ApprovalGateMiddleware:
-    """AG2 tool middleware deciding confirm calls through the approval gate it is given
-    (built from the tool's executor, so the executor accepts its tokens).
-
-    It is the innermost middleware, so the port sees the arguments that will run. An
-    approved call gets a one-use token bound to the stream, call id, tool and arguments; a
-    token the call did not take is dropped when the gate returns.
-    """
-
-    def __init__(self, spec: ToolSpec, gate: ApprovalGate) -> None:
-        self.spec = spec
-        self.gate = gate
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> ApprovalGateMiddleware:
-        return self  # every registered copy of a tool shares one gate
-
-    async def __call__(self, call_next: Any, event: ToolCallEvent, context: Any) -> Any:
-        ctx = bind_stream_call(event.id, context)
-        ticket = _Ticket(self, ctx.thread_id, ctx.call_id)
-        try:
-            ticket.token = await self.gate.admit(self.spec, call_arguments(event), ctx)
-        except Exception as exc:  # denied, pending, or the port failed: the executor reports it
-            ticket.refusal = exc
-        reset = _ticket.set(ticket)
-        try:
-            return await call_next(event, context)
-        finally:
-            _ticket.reset(reset)
-            self.gate.discard(ticket.token)
-
-
 # -- the tool ------------------------------------------------------------------------------
 async def _runs_through_the_executor(**_: Any) -> None:  # pragma: no cover - never called
     raise RuntimeError("agent-sdk tools run through their executor")
@@ -187,16 +134,15 @@ class AgentSDKTool(FunctionTool):
         spec: ToolSpec,
         *,
         executor: Executor,
-        gate: ApprovalGateMiddleware | None,
+        gate: ApprovalGate | None,
         middleware: Sequence[Any] = (),
     ) -> None:
-        chain = (*middleware, gate) if gate is not None else tuple(middleware)
         super().__init__(
             build_model(_runs_through_the_executor, serialize_result=False),
             name=spec.name,
             description=spec.description,
             schema=spec.json_schema(),  # a fresh copy: AG2 pops its "title" in place
-            middleware=chain,
+            middleware=tuple(middleware),
         )
         self.spec = spec
         self.executor = executor
@@ -249,19 +195,10 @@ class AgentSDKTool(FunctionTool):
 
     async def __call__(self, event: ToolCallEvent, context: Any) -> ToolResultEvent:
         ctx = bind_stream_call(event.id, context)
-        gate: ApprovalGate | None = None
-        ticket = _ticket.get()
-        if (
-            ticket is not None
-            and self._gate is not None
-            and ticket.gate is self._gate
-            and not ticket.taken
-            and (ticket.thread_id, ticket.call_id) == (ctx.thread_id, ctx.call_id)
-        ):
-            ticket.taken = True
-            gate = DecidedApproval(ticket.gate.gate, token=ticket.token, refusal=ticket.refusal)
         try:
-            outcome = await self.executor.run_spec(self.spec, call_arguments(event), ctx, gate=gate)
+            outcome = await self.executor.run_spec(
+                self.spec, call_arguments(event), ctx, gate=self._gate
+            )
         except HierarchyLimitError as exc:
             # Raising here would only become a tool result: AG2 catches it. The interrupter
             # registered above raises it once the turn's results are in.
@@ -302,9 +239,9 @@ def build_tool(
     gate: ApprovalGate | None,
     middleware: Sequence[Any] = (),
 ) -> AgentSDKTool:
-    """The AG2 tool for ``spec``; ``gate`` (if any) becomes its innermost middleware."""
-    wrapper = ApprovalGateMiddleware(spec, gate) if gate is not None else None
-    return AgentSDKTool(spec, executor=executor, gate=wrapper, middleware=middleware)
+    """The AG2 tool for ``spec``; ``gate`` (if any) decides its calls after every
+    middleware, else the executor's own gate does."""
+    return AgentSDKTool(spec, executor=executor, gate=gate, middleware=middleware)
 
 
-__all__ = ["AgentSDKTool", "ApprovalGateMiddleware", "bind_stream_call", "build_tool"]
+__all__ = ["AgentSDKTool", "bind_stream_call", "build_tool"]

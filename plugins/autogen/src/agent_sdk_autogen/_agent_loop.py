@@ -24,8 +24,8 @@ hook reaches (``autogen_agentchat/agents/_assistant_agent.py``):
 subclass of its own class that overrides those three class methods and
 ``on_messages_stream`` (which only completes AutoGen's span around it).
 ``autogen_run`` (public, here: a cancel-safe ``run()``) and the agent tools adapt the agents
-they run; ``autogen_prepare`` (public) is for agents and teams a user runs with AutoGen's own
-``run()`` / ``run_stream()``.
+they run; ``autogen_instrument`` (public) is for agents and teams a user runs with AutoGen's
+own ``run()`` / ``run_stream()``.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def adapt(runner: R) -> R:
     return runner
 
 
-def autogen_prepare(agent_or_team: R) -> R:
+def autogen_instrument(agent_or_team: R) -> R:
     """Give an AutoGen agent or team you run yourself (``run()``, ``run_stream()``) what
     :func:`autogen_run` gives the agents it runs, and return it: arguments that are not a
     JSON object reach this plugin's tools, which answer the model ``tool-args-invalid``
@@ -103,7 +103,7 @@ async def autogen_run(
     promptly (plain ``run()`` waits forever in AutoGen 0.7.5), cancelling the calling task
     stops the tool calls too, and budget exhaustion in a tool ends the run by raising
     HierarchyLimitError. The agent (or the team's agents) is first given this plugin's loop
-    (``autogen_prepare``): malformed arguments reach its tools, streamed calls ask for usage.
+    (``autogen_instrument``): malformed arguments reach its tools, streamed calls ask for usage.
     """
     adapt(runnable)
     return await run_linked(
@@ -313,4 +313,4 @@ class _UsageOnStreams:
         return getattr(self._client, name)
 
 
-__all__ = ["adapt", "autogen_prepare", "usage_on_streams"]
+__all__ = ["adapt", "autogen_instrument", "autogen_run", "usage_on_streams"]

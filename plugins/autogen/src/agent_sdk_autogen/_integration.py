@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
 from agent_sdk.integration import (
@@ -27,7 +27,11 @@ _AGENTCHAT = "autogen_agentchat"
 _samples: ContextVar[dict[int, Any] | None] = ContextVar("agent_sdk_autogen_samples", default=None)
 
 
-class AutogenIntegration(Integration):
+if TYPE_CHECKING:  # the native tool type the Integration base names (as a string)
+    from agent_sdk_autogen._tools import AutogenTool  # noqa: F401
+
+
+class AutogenIntegration(Integration["AutogenTool", Any]):
     """AutoGen 0.7: ToolSpecs as ``BaseTool``s whose calls all go through the executor (the
     approval gate included: AutoGen has no tool-approval hook, so ``bind_approval`` is None),
     agents and teams as tools (a child per call), contexts from AutoGen's call events."""
@@ -68,6 +72,11 @@ class AutogenIntegration(Integration):
     harness = "agent_sdk_autogen.testing:AutogenHarness"
     history_modes = ("fresh", "fork", "shared")
     provider = "autogen"
+    tool_options = ()
+    agent_tool_options = ()
+    option_hints: ClassVar[Mapping[str, str]] = {
+        "middleware": "AutoGen 0.7 has no tool middleware; use approval= for the approval gate"
+    }
 
     def export_tool(
         self,
@@ -78,12 +87,6 @@ class AutogenIntegration(Integration):
         **options: Any,
     ) -> Any:
         """An ``AutogenTool`` (a ``BaseTool`` for ``AssistantAgent(tools=[...])``)."""
-        if "middleware" in options:
-            raise ConfigurationError(
-                "AutoGen 0.7 has no tool middleware; use approval= for the approval gate"
-            )
-        if options:
-            raise ConfigurationError(f"AutoGen tools take no option {', '.join(sorted(options))}")
         from agent_sdk_autogen._tools import AutogenTool
 
         return AutogenTool(spec, executor=executor or Executor(), gate=gate)
@@ -121,10 +124,6 @@ class AutogenIntegration(Integration):
         history, ``"fork"``: with the template's), the template itself one call at a time
         (``"shared"``), a team one call at a time (after ``reset()`` unless ``"shared"``), or
         a new agent or team from a factory (``"fresh"`` only)."""
-        if options:
-            raise ConfigurationError(
-                f"AutoGen agent tools take no option {', '.join(sorted(options))}"
-            )
         from agent_sdk_autogen._agents import agent_spec
 
         return agent_spec(

@@ -4,7 +4,7 @@
 AutoGen opens ``invoke_agent {name}`` (and ``create_agent {name}``, from the agent's
 constructor) on the global tracer provider for ``run()`` / ``run_stream()`` and for each turn
 of a team member, but no span for a model call. The agents this plugin runs
-(``autogen_run``, agent tools, ``autogen_prepare``) call their model client through
+(``autogen_run``, agent tools, ``autogen_instrument``) call their model client through
 :func:`traced`, a view whose ``create`` / ``create_stream`` record the call with the usage,
 finish reason and duration from AutoGen's ``CreateResult``. Sub-agents run by an agent tool
 get their ``invoke_agent`` span from agent-sdk (they are driven below ``run()``, so AutoGen

@@ -21,7 +21,7 @@ class ToolGate:
     fast-agent's Agents-as-Tools, plain function tools) before a turn's tools run, through
     the core's approval gate (policy plugins, then the port).
 
-    Pass it as ``orchestrate(agent, gate=...)``. It sits in the agent's ``run_tools``, the
+    Pass it as ``fast_agent_instrument(agent, gate=...)``. It sits in the agent's ``run_tools``, the
     one place every call of a turn passes (child agent calls bypass ``call_tool``); a denied
     or pending call becomes an ``is_error`` tool result and the turn goes on. agent-sdk
     tools are gated by their own ``approval=``. ``confirm`` is fast-agent's own rule for
@@ -64,7 +64,7 @@ class ToolGate:
         ToolError is kept for ``tool_error(tool_use_id)``)."""
         if not self.needs_approval(name, arguments):
             return None
-        error = await self.gate.check(name, arguments, bind_tool_call(tool_use_id))
+        error = await self.gate.decide_native(name, arguments, bind_tool_call(tool_use_id))
         if error is None:
             return None
         record_failure(tool_use_id, error)

@@ -7,8 +7,8 @@ integration is used.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -28,7 +28,11 @@ _AGENT = "fast_agent.agents.llm_decorator:LlmDecorator"
 _AS_TOOLS = "fast_agent.agents.workflow.agents_as_tools_agent"
 
 
-class FastAgentIntegration(Integration):
+if TYPE_CHECKING:  # the native tool type the Integration base names (as a string)
+    from agent_sdk_fast_agent._tools import AgentSDKTool  # noqa: F401
+
+
+class FastAgentIntegration(Integration["AgentSDKTool", Any]):
     """fast-agent: ToolSpecs as fastmcp function tools, agents as tools (a detached clone
     per call), ``ToolGate`` approvals for fast-agent's own tools."""
 
@@ -61,6 +65,13 @@ class FastAgentIntegration(Integration):
     aliases = ("fast_agent", "fast-agent-mcp")
     harness = "agent_sdk_fast_agent.testing:FastAgentHarness"
     history_modes = ("fresh", "fork", "shared")
+    tool_options = ()
+    agent_tool_options = ("output_model", "confirm", "display")
+    option_hints: ClassVar[Mapping[str, str]] = {
+        "gate": "gate fast-agent's own tools with fast_agent_instrument(agent, gate=...)",
+        "middleware": "fast-agent has no tool middleware; gate fast-agent's own tools with "
+        "fast_agent_instrument(agent, gate=...)",
+    }
 
     def export_tool(
         self,
@@ -71,11 +82,6 @@ class FastAgentIntegration(Integration):
         **options: Any,
     ) -> Any:
         """An ``AgentSDKTool`` (a fastmcp ``FunctionTool``) for ``agent.add_tool``."""
-        if options:
-            raise ConfigurationError(
-                f"fast-agent tools take no options ({', '.join(sorted(options))}); gate "
-                "fast-agent's own tools with orchestrate(agent, gate=...)"
-            )
         from agent_sdk_fast_agent._tools import build_tool
 
         return build_tool(spec, executor or Executor(), gate)
@@ -103,10 +109,6 @@ class FastAgentIntegration(Integration):
         display: bool = False,
         **options: Any,
     ) -> ToolSpec:
-        if options:
-            raise ConfigurationError(
-                f"fast-agent agent tools take no option {', '.join(sorted(options))}"
-            )
         _check_agent(agent, named=True)
         from agent_sdk_fast_agent._agents import agent_spec
 
@@ -124,7 +126,7 @@ class FastAgentIntegration(Integration):
 
         ``event`` is fast-agent's ``LocalToolInvocationContext`` (None: the current one) or
         ``AgentToolInvocationContext``, or a ``tool_use_id`` string. The call id is the
-        ``tool_use_id``; the conversation id is the one ``orchestrate`` minted for the
+        ``tool_use_id``; the conversation id is the one ``fast_agent_instrument`` minted for the
         running top-level generate (see ``conversation``).
         """
         if isinstance(event, str):

@@ -120,7 +120,7 @@ class _AgentState:
     display: bool
 
 
-def orchestrate(
+def fast_agent_instrument(
     agent: Any,
     *,
     tools: Iterable[Any] = (),
@@ -129,7 +129,7 @@ def orchestrate(
     display: bool = False,
 ) -> Any:
     """Make a fast-agent agent a well-behaved agent-sdk orchestrator; returns the agent.
-    (Called ``instrument`` before 0.2; that name still works and warns.)
+    (Called ``orchestrate`` and, before that, ``instrument``; both still work and warn.)
 
     - adds ``tools`` (``fast_agent_tool``/``fast_agent_agent_tool`` results) to the agent;
     - every top-level ``generate``/``send``/``structured[_schema]`` is one conversation with a
@@ -155,7 +155,7 @@ def orchestrate(
     if state is None:
         if not install_hooks(agent, ToolRunnerHooks(before_llm_call=stop_check)):
             raise ConfigurationError(
-                f"{type(agent).__name__} has no tool loop hooks; orchestrate a fast-agent "
+                f"{type(agent).__name__} has no tool loop hooks; instrument a fast-agent "
                 "tool-calling agent (McpAgent, ToolAgent, AgentsAsToolsAgent)"
             )
         state = _AgentState(limits, gate, display)
@@ -280,3 +280,6 @@ def _wrap_run_tools(agent: Any, original: Callable[..., Awaitable[Any]], state: 
         return state.gate.check(params.name, params.arguments or {}, tool_use_id)
 
     return answering_run_tools(original, decide)
+
+
+orchestrate = fast_agent_instrument  # the name inside this package until its callers move

@@ -70,7 +70,7 @@ class AgentSDKTool(FunctionTool):
     The model sees the spec's neutral JSON schema (``parameters``); the arguments reach the
     executor unvalidated by fastmcp, so the spec's validation is the one that counts (a plain
     fastmcp tool with a replaced ``parameters`` would still validate against the Python
-    signature). Add it to an agent with ``agent.add_tool(tool)`` or ``orchestrate(agent,
+    signature). Add it to an agent with ``agent.add_tool(tool)`` or ``fast_agent_instrument(agent,
     tools=[...])``.
     """
 

@@ -48,7 +48,7 @@ class NativeApproval:
     ) -> bool:
         tool = self.tool or _tool_name()
         ctx = bind_tool_context(run_ctx, call_id)
-        error = await self.gate.check(tool, dict(params), ctx)
+        error = await self.gate.decide_native(tool, dict(params), ctx)
         self._refusals[call_id] = error
         self._refusals.move_to_end(call_id)
         while len(self._refusals) > _MAX_KEPT:

@@ -6,8 +6,8 @@ methods import ``_tools``, ``_agents``, ``_approval`` and ``_context`` when they
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
 from agent_sdk.integration import (
@@ -17,11 +17,13 @@ from agent_sdk.integration import (
     Integration,
     Requirement,
     hookimpl,
-    no_other_options,
 )
 
+if TYPE_CHECKING:  # the native types the Integration base names (as strings)
+    from agents import Agent, FunctionTool  # noqa: F401
 
-class OpenAIAgentsIntegration(Integration):
+
+class OpenAIAgentsIntegration(Integration["FunctionTool", "Agent[Any]"]):
     """Specs as ``agents.FunctionTool``s (option ``strict=``), agents as tools (options
     ``max_turns=``, ``run_config=``, ``on_stream=``), contexts from a ``ToolContext``, and
     native approvals as the SDK's ``needs_approval`` policy."""
@@ -64,6 +66,12 @@ class OpenAIAgentsIntegration(Integration):
     harness = "agent_sdk_openai_agents.testing:OpenAIAgentsHarness"
     history_modes = ("fresh",)
     provider = "openai"
+    tool_options = ("strict",)
+    agent_tool_options = ("max_turns", "run_config", "on_stream")
+    option_hints: ClassVar[Mapping[str, str]] = {
+        "middleware": "openai-agents has no tool middleware; use the FunctionTool's "
+        "tool_input_guardrails / tool_output_guardrails instead"
+    }
 
     def export_tool(
         self,
@@ -76,12 +84,6 @@ class OpenAIAgentsIntegration(Integration):
     ) -> Any:
         """``spec`` as an ``agents.FunctionTool`` (``strict=None``: an OpenAI strict schema
         where the spec can be expressed strictly)."""
-        if "middleware" in options:
-            raise ConfigurationError(
-                "openai-agents has no tool middleware; use the FunctionTool's "
-                "tool_input_guardrails / tool_output_guardrails instead"
-            )
-        no_other_options("openai_agents_tool", options)
         from agent_sdk_openai_agents._tools import build_tool
 
         return build_tool(spec, executor=executor or Executor(), gate=gate, strict=strict)
@@ -106,7 +108,6 @@ class OpenAIAgentsIntegration(Integration):
     ) -> ToolSpec:
         """A fresh clone of ``agent`` per call, on its own conversation (history "fresh");
         ``on_stream``: stream the child run and hand it every event."""
-        no_other_options("openai_agents_agent_tool", options)
         _check_agent(agent)
         _check_on_stream(on_stream)
         from agent_sdk_openai_agents._agents import agent_spec

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import threading
 import weakref
-from dataclasses import dataclass
 from typing import Any
 
 from agents import Agent, FunctionTool, RunContextWrapper
@@ -15,8 +13,8 @@ from agents.tool import FunctionToolCustomDataContext
 from agents.tool_context import ToolContext
 from agents.tracing import SpanError, get_current_span
 
-from agent_sdk import ApprovalToken, ErrorKind, Executor, HierarchyLimitError, ToolError, ToolSpec
-from agent_sdk.integration import ApprovalGate, CallContext, DecidedApproval
+from agent_sdk import Executor, ToolError, ToolSpec
+from agent_sdk.integration import ApprovalGate
 from agent_sdk_openai_agents import _tracing
 from agent_sdk_openai_agents._context import bind_tool_context
 from agent_sdk_openai_agents._schema import ExportedSchema, export_schema
@@ -61,15 +59,6 @@ def mark_agent_spec(spec: ToolSpec, agent: Agent[Any]) -> None:
     weakref.finalize(spec, _agents_of_specs.pop, key, None)
 
 
-@dataclass
-class _Decision:
-    """What the needs_approval policy decided for one call, replayed when the call runs."""
-
-    ctx: CallContext
-    token: ApprovalToken | None = None
-    error: ToolError | None = None
-
-
 class _ToolRuntime:
     """The state one exported tool shares across copies of its FunctionTool."""
 
@@ -84,62 +73,33 @@ class _ToolRuntime:
         self.executor = executor
         self.gate = gate
         self.exported = exported
-        self._decisions: dict[tuple[int, str], _Decision] = {}
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _key(wrapper: RunContextWrapper[Any], call_id: str) -> tuple[int, str]:
-        return (id(wrapper.usage), call_id)
 
     async def needs_approval(
         self, run_ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
     ) -> bool:
-        """The SDK-native policy: the gate decides now; only a pending answer pauses the run
-        (an approval or a refusal is replayed when the call runs)."""
+        """The SDK-native policy: the gate decides now and keeps its decision for the call
+        (the executor takes it when the SDK runs the call); only a pending answer pauses the
+        run."""
         assert self.gate is not None
         arguments = self.exported.map_back_value(params)
-        try:
-            self.spec.validate(arguments)
-        except ToolError:
-            return False  # the executor reports invalid arguments to the model
         ctx = bind_tool_context(run_ctx, call_id)
-        decision = _Decision(ctx)
-        try:
-            decision.token = await self.gate.admit(self.spec, arguments, ctx)
-        except HierarchyLimitError:
-            raise
-        except ToolError as exc:  # a failing port is a denial too (the gate says so)
-            if exc.kind is ErrorKind.APPROVAL_PENDING:
-                remember_pending(call_id, exc)
-                return True
-            decision.error = exc
-        with self._lock:
-            stale = self._decisions.pop(self._key(run_ctx, call_id), None)
-            self._decisions[self._key(run_ctx, call_id)] = decision
-        if stale is not None:
-            self.gate.discard(stale.token)
+        admission = await self.gate.decide_early(self.spec, arguments, ctx)
+        if admission.pending:
+            assert admission.error is not None
+            remember_pending(call_id, admission.error)
+            return True
         return False
 
     async def invoke(self, tool_context: ToolContext[Any], args_json: str) -> str:
-        with self._lock:
-            decision = self._decisions.pop(self._key(tool_context, tool_context.tool_call_id), None)
-        gate: ApprovalGate | None = self.gate
-        if decision is not None and self.gate is not None:
-            ctx = decision.ctx
-            gate = DecidedApproval(self.gate, token=decision.token, refusal=decision.error)
-        else:
-            # No decision: no port, or a resumed call the host approved in the SDK. The port
-            # is asked (again): it is the authority, the SDK approval only resumes the call.
-            ctx = bind_tool_context(tool_context)
+        # The gate's decision from needs_approval, if it kept one for this call, is taken by
+        # the executor. A resumed call the host approved in the SDK has none: the port is
+        # asked (again), as the authority; the SDK approval only resumes the call.
+        ctx = bind_tool_context(tool_context)
         arguments = self.exported.map_back(args_json)
         var_token = current_tool_context.set(tool_context)
         otel_token = _tracing.enter_tool_call(get_current_span())
         try:
-            outcome = await self.executor.run_spec(self.spec, arguments, ctx, gate=gate)
-        except asyncio.CancelledError:
-            if decision is not None and self.gate is not None:
-                self.gate.discard(decision.token)
-            raise
+            outcome = await self.executor.run_spec(self.spec, arguments, ctx, gate=self.gate)
         finally:
             _tracing.exit_tool_call(otel_token)
             current_tool_context.reset(var_token)

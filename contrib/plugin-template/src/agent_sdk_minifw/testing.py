@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_sdk.integration import ApprovalPort, Executor, ReturnMode, ToolSpec
 from agent_sdk.scripted import Harness, RunResult, ScriptedAgent, Turn
-from agent_sdk_minifw import minifw_agent_tool, minifw_observer, minifw_tool
+from agent_sdk_minifw import minifw_agent_tool, minifw_instrument, minifw_tool
 from agent_sdk_minifw.framework import Agent
 
 
@@ -31,15 +31,18 @@ class MiniHarness(Harness):
         input_schema: Any = None,
     ) -> Any:
         return minifw_agent_tool(
-            Agent(agent.name, agent.turns, agent.tools),
+            self.native_agent(agent),
             description=agent.description,
             return_mode=return_mode,
             timeout=timeout,
             input_schema=input_schema,
         )
 
+    def native_agent(self, agent: ScriptedAgent) -> Agent:
+        return Agent(agent.name, agent.turns, agent.tools)
+
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
-        agent = Agent("orchestrator", turns, tools, observers=[minifw_observer()])
+        agent = minifw_instrument(Agent("orchestrator", turns, tools))
         session = await agent.run("start")
         return RunResult(
             results=session.results,

@@ -6,6 +6,17 @@ import textwrap
 
 import pytest
 
+from agent_sdk.plugins import loading_only
+
+
+@pytest.fixture(autouse=True)
+def _the_template_plugin_loads():
+    """C0 finds the integration by name (``get_integration``): the template's plugin loads,
+    and only it (core tests load no installed plugin)."""
+    with loading_only("minifw"):
+        yield
+
+
 BROKEN = {
     # Leaks the traceback to the model instead of the structured error.
     "leaky": """
@@ -48,7 +59,7 @@ BROKEN = {
             def export_tool(self, spec, *, executor, approval=None):
                 async def fn(event):
                     ambient = current_context()
-                    if ambient is not None and ambient.approval is not None:
+                    if ambient is not None and ambient.token is not None:
                         value = await spec.handler(**spec.handler_kwargs(spec.validate(event.arguments), ambient))
                         return ToolResult(str(value))
                     ctx = CallContext(run_id=event.session_id, call_id=event.call_id)
@@ -213,12 +224,129 @@ BROKEN = {
             def export_agent_tool(self, agent, *, return_mode="last", timeout=None, input_schema=None):
                 return minifw_agent_tool(Agent(agent.name, agent.turns, agent.tools), description=agent.description, return_mode="all", timeout=timeout, input_schema=input_schema)
     """,
+    # Declares no options and drops the ones it is given without a word (C0): a typo'd
+    # option does nothing.
+    "lax-options": """
+        from agent_sdk.integration import hookimpl
+        from agent_sdk_minifw._integration import MiniIntegration
+        from agent_sdk_minifw.testing import MiniHarness
+        class Lax(MiniIntegration):
+            tool_options = agent_tool_options = None
+            def export_tool(self, spec, *, executor=None, gate=None, **options):
+                return super().export_tool(spec, executor=executor, gate=gate)
+            def agent_spec(self, agent, settings, **options):
+                return super().agent_spec(agent, settings)
+        LAX = Lax("minifw-lax")
+        @hookimpl
+        def agent_sdk_integrations():
+            return [LAX]
+        class Broken(MiniHarness):
+            integration = "minifw-lax"
+    """,
+    # Rewrites an invalid explicit agent tool name and takes any history mode (C0).
+    "lax-agent-tool": """
+        from agent_sdk.integration import hookimpl
+        from agent_sdk.names import tool_name_from
+        from agent_sdk_minifw._integration import MiniIntegration
+        from agent_sdk_minifw.testing import MiniHarness
+        class Lax(MiniIntegration):
+            def agent_tool(self, agent, *, name=None, history="fresh", **kwargs):
+                return super().agent_tool(agent, name=tool_name_from(name) if name else None, **kwargs)
+        LAX = Lax("minifw-lax")
+        @hookimpl
+        def agent_sdk_integrations():
+            return [LAX]
+        class Broken(MiniHarness):
+            integration = "minifw-lax"
+    """,
+    # Writes its public functions out again and lets them drift from the core's keywords
+    # (C0): one keyword lost, one default changed.
+    "drifted-keywords": """
+        from agent_sdk.integration import hookimpl
+        from agent_sdk_minifw._integration import MiniIntegration
+        from agent_sdk_minifw.testing import MiniHarness
+        class Drifted(MiniIntegration):
+            pass
+        DRIFTED = Drifted("minifw-lax")
+        def minifw_lax_tool(spec_or_function, *, executor=None):
+            return DRIFTED.tool(spec_or_function, executor=executor)
+        def minifw_lax_agent_tool(agent, *, name=None, return_mode="all", **options):
+            return DRIFTED.agent_tool(agent, name=name, return_mode=return_mode, **options)
+        @hookimpl
+        def agent_sdk_integrations():
+            return [DRIFTED]
+        class Broken(MiniHarness):
+            integration = "minifw-lax"
+    """,
+    # Keeps an error of its own for the host: tool_error(call_id) loses the kind and cause.
+    "loses-exception": """
+        from agent_sdk import ErrorKind, ToolError
+        from agent_sdk.integration import record_failure
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    res = await good.fn(event)
+                    if res.is_error:
+                        record_failure(event.call_id, ToolError(ErrorKind.TOOL_FAILED, res.text))
+                    return res
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Checks the arguments itself before the executor does: every call validated twice.
+    "validates-twice": """
+        from agent_sdk import ToolError
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool, ToolResult
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                async def fn(event):
+                    try:
+                        spec.validate(event.arguments)
+                    except ToolError as exc:
+                        return ToolResult(exc.to_model_text(), True, exc)
+                    return await good.fn(event)
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Decides confirm tools early on its own (as AG2 and openai-agents each did before 0.2):
+    # asks the port with the dict it parsed, then runs that dict as the reviewer left it.
+    "own-early-approval": """
+        import json
+        from agent_sdk import AutoApprove
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.framework import Tool, ToolEvent
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                good = minifw_tool(spec, executor=executor, approval=approval)
+                if approval is None or spec.confirm is False:
+                    return good
+                approved = minifw_tool(spec, executor=executor, approval=AutoApprove())
+                async def fn(event):
+                    try:
+                        arguments = json.loads(event.arguments)
+                    except ValueError:
+                        return await good.fn(event)
+                    decision = await approval.request(
+                        spec.name, arguments, call_id=event.call_id, run_id=event.session_id,
+                        thread_id=event.session_id, path=())
+                    if decision.approved and decision.arguments is None and not decision.pending_id:
+                        again = ToolEvent(event.call_id, event.tool, json.dumps(arguments), event.session_id, event.agent)
+                        return await approved.fn(again)
+                    return await good.fn(event)
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
 }
 
 # Every check each variant fails, and only those: the variants are coarse (each breaks
 # several promises), so the set is the whole list of what it breaks.
 EXPECTED_FAILURES = {
     "leaky": [
+        "test_c0_the_exception_behind_a_model_visible_error_is_kept",
         "test_c2_invalid_arguments_never_reach_the_handler",
         "test_c3_failing_handler_gives_a_structured_error",
         "test_c6_an_approval_that_edits_arguments_is_denied",
@@ -227,6 +355,11 @@ EXPECTED_FAILURES = {
         "test_c7_foreign_tokens_are_rejected",
     ],
     "direct": [
+        "test_c0_a_call_the_confirm_rule_lets_through_is_decided_once",
+        "test_c0_a_confirm_call_is_decided_once",
+        "test_c0_a_reviewer_changes_nothing_that_runs",
+        "test_c0_the_exception_behind_a_model_visible_error_is_kept",
+        "test_c0_the_executors_own_authority_accepts_the_gates_token",
         "test_c10_spans_nest_under_the_call_that_started_them",
         "test_c2_invalid_arguments_never_reach_the_handler",
         "test_c2_valid_arguments_are_coerced",
@@ -244,6 +377,9 @@ EXPECTED_FAILURES = {
         "test_c13_the_reviewers_trace_has_the_reference_skeleton",
     ],
     "token-trusting": [
+        "test_c0_a_confirm_call_is_decided_once",
+        "test_c0_a_reviewer_changes_nothing_that_runs",
+        "test_c0_the_executors_own_authority_accepts_the_gates_token",
         "test_c10_spans_nest_under_the_call_that_started_them",
         "test_c3_failing_handler_gives_a_structured_error",
         "test_c4_cancellation_propagates_and_leaves_nothing_behind",
@@ -276,10 +412,14 @@ EXPECTED_FAILURES = {
         "test_c5_context_is_bound",
     ],
     "no-call-id": [
+        "test_c0_the_exception_behind_a_model_visible_error_is_kept",
         "test_c5_context_is_bound",
         "test_c6_approved_runs_once_and_executor_does_not_ask_again",
     ],
     "port-never-asked": [
+        "test_c0_a_confirm_call_is_decided_once",
+        "test_c0_a_reviewer_changes_nothing_that_runs",
+        "test_c0_the_executors_own_authority_accepts_the_gates_token",
         "test_c4_cancellation_propagates_and_leaves_nothing_behind",
         "test_c6_approved_runs_once_and_executor_does_not_ask_again",
         "test_c6_deferred_returns_the_approval_id",
@@ -297,6 +437,21 @@ EXPECTED_FAILURES = {
         "test_c9_callable_and_bad_modes",
         "test_c9_last_returns_only_the_final_message",
         "test_c13_the_reviewers_trace_has_the_reference_skeleton",
+    ],
+    "lax-options": ["test_c0_unknown_options_are_refused_naming_them"],
+    "lax-agent-tool": [
+        "test_c0_agent_tool_names_follow_the_core_rule",
+        "test_c0_history_modes_are_the_cores",
+    ],
+    "drifted-keywords": ["test_c0_the_public_functions_take_the_cores_keywords"],
+    "loses-exception": ["test_c0_the_exception_behind_a_model_visible_error_is_kept"],
+    "validates-twice": [
+        "test_c0_a_call_the_confirm_rule_lets_through_is_decided_once",
+        "test_c0_a_confirm_call_is_decided_once",
+    ],
+    "own-early-approval": [
+        "test_c0_a_call_the_confirm_rule_lets_through_is_decided_once",
+        "test_c0_a_reviewer_changes_nothing_that_runs",
     ],
 }
 
@@ -330,8 +485,20 @@ def test_a_broken_integration_fails_the_matching_checks(pytester, name):
         test_broken=textwrap.dedent(
             """
             import pytest
+            import broken_impl
             from broken_impl import Broken
+            from agent_sdk.plugins import register_plugin, unregister_plugin
             from agent_sdk.testing.contract import ContractSuite
+
+            @pytest.fixture(autouse=True)
+            def broken_plugin():
+                # A variant declaring an integration of its own is a plugin during each test.
+                declares = hasattr(broken_impl, "agent_sdk_integrations")
+                if declares:
+                    register_plugin(broken_impl, name="broken")
+                yield
+                if declares:
+                    unregister_plugin(broken_impl)
 
             class TestBroken(ContractSuite):
                 @pytest.fixture

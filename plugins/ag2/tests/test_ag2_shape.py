@@ -1,12 +1,11 @@
-"""The one shape every integration has: the same public keywords, the approval gate built
-from the executor (its own token authority), the core's tool-name and history rules, the
-0.1 names still working."""
+"""AG2's part of the one shape: where an AG2 agent keeps its name, history "shared" on
+AG2 streams, the public names and the 0.1 names still working. The shape every plugin has
+(keywords, approval, names, history, options, kept exceptions) is the contract kit's C0."""
 
 from __future__ import annotations
 
 import asyncio
 import warnings
-from typing import Any
 
 import pytest
 from ag2 import Agent
@@ -15,18 +14,15 @@ from ag2_helpers import call, kind, run_agent
 import agent_sdk
 import agent_sdk_ag2
 from agent_sdk import (
-    AutoApprove,
-    CallbackApproval,
     ConfigurationError,
     Executor,
     Registry,
-    TokenAuthority,
     run_scope,
     tool_error,
 )
 from agent_sdk.testing import ToolCall, Turn
-from agent_sdk_ag2 import INTEGRATION, AgentSDKTool, ag2_agent_tool, ag2_tool, ag2_tools
-from agent_sdk_ag2.testing import AG2Harness, ScriptedConfig
+from agent_sdk_ag2 import INTEGRATION, ag2_agent_tool
+from agent_sdk_ag2.testing import ScriptedConfig
 
 
 def payments() -> tuple[Registry, list[int]]:
@@ -42,98 +38,12 @@ def payments() -> tuple[Registry, list[int]]:
     return registry, paid
 
 
-@pytest.mark.parametrize("how", ["tool", "tools"])
-async def test_an_approved_call_runs_once_with_an_executor_of_its_own_authority(how: str) -> None:
-    # The gate is built from the executor, so its tokens are ones that executor accepts: a
-    # custom TokenAuthority no longer refuses calls the port approved.
-    registry, paid = payments()
-    executor = Executor(registry, authority=TokenAuthority())  # no port of its own
-    if how == "tool":
-        tools = [ag2_tool(registry.get("pay"), executor=executor, approval=AutoApprove())]
-    else:
-        tools = ag2_tools(registry, executor=executor, approval=AutoApprove())
-    c = ToolCall("pay", {"amount": 7})
-    result = await AG2Harness().run(tools, [Turn.call(c), Turn.say("done")])
-    assert result.result(c.id).text == "paid 7" and result.result(c.id).is_error is False
-    assert paid == [7] and result.final_text == "done"
-    assert executor.authority.outstanding() == 0
-
-
-async def test_the_port_is_asked_once_and_the_harness_loop_runs_the_call_once() -> None:
-    registry, paid = payments()
-    asked: list[str | None] = []
-
-    def reviewer(request: Any) -> bool:
-        asked.append(request.call_id)
-        return True
-
-    harness = AG2Harness()
-    tool = harness.export_tool(
-        registry.get("pay"),
-        executor=Executor(registry, authority=TokenAuthority()),
-        approval=CallbackApproval(reviewer),
-    )
-    c = ToolCall("pay", {"amount": 3})
-    result = await harness.run([tool], [Turn.call(c), Turn.say("done")])
-    assert result.result(c.id).text == "paid 3"
-    assert paid == [3] and asked == [c.id]
-
-
-async def test_a_plain_function_is_a_tool() -> None:
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
-    tool = ag2_tool(add)
-    assert isinstance(tool, AgentSDKTool) and tool.name == "add"
-    assert tool.schema.function.description == "Add two numbers."
-    c = call("add", {"a": 2, "b": 3})
-    _, results, _ = await run_agent([tool], [Turn.call(c), Turn.say("done")])
-    assert results[0].text == "5" and results[0].is_error is False
-
-
-async def test_the_exception_of_a_failed_call_is_kept_by_the_core() -> None:
-    def explode() -> str:
-        """Fails."""
-        raise KeyError("ledger-9")
-
-    c = call("explode")
-    _, results, _ = await run_agent([ag2_tool(explode)], [Turn.call(c), Turn.say("ok")])
-    assert kind(results[0].text) == "tool-failed"
-    kept = tool_error(c.id)
-    assert kept is not None and isinstance(kept.cause, KeyError)
-
-
-def test_an_invalid_explicit_agent_tool_name_is_refused() -> None:
-    agent = Agent("legal", config=ScriptedConfig([Turn.say("ok")]))
-    with pytest.raises(ConfigurationError, match="agent tool name 'legal review!' is invalid"):
-        ag2_agent_tool(agent, name="legal review!")
-    with pytest.raises(ConfigurationError):
-        ag2_agent_tool(agent, name="x" * 65)
-    assert ag2_agent_tool(agent, name="Ask-Legal").name == "Ask-Legal", "valid: kept as given"
-
-
 def test_a_name_from_the_agent_is_made_valid_with_its_case_kept() -> None:
     tool = ag2_agent_tool(Agent("Legal Team (EU)", config=ScriptedConfig([])))
     assert tool.name == "Legal_Team_EU"
     assert "Legal Team (EU)" in tool.schema.function.description
     with pytest.raises(ConfigurationError, match="pass name="):
         ag2_agent_tool(Agent("!!!", config=ScriptedConfig([])))
-
-
-@pytest.mark.parametrize("history", ["fork", "everything"])
-def test_an_unsupported_history_mode_is_refused_naming_the_supported_ones(history: str) -> None:
-    agent = Agent("legal", config=ScriptedConfig([]))
-    with pytest.raises(ConfigurationError, match=r"history=.*use one of 'fresh', 'shared'"):
-        ag2_agent_tool(agent, history=history)
-
-
-async def test_history_fresh_asks_on_a_new_stream_per_call() -> None:
-    echo = Agent("echo", config=ScriptedConfig([Turn.echo()]))
-    tool = ag2_agent_tool(echo, history="fresh")
-    one, two = call("echo", {"request": "one"}), call("echo", {"request": "two"})
-    _, results, _ = await run_agent([tool], [Turn.call(one), Turn.call(two), Turn.say("done")])
-    assert [r.text for r in results] == ["one", "two"]
 
 
 async def test_history_shared_continues_the_agents_one_conversation() -> None:
@@ -184,10 +94,7 @@ async def test_the_agent_tool_runs_through_the_executor_it_is_given() -> None:
     assert results[0].text == "ok"
 
 
-def test_options_are_checked() -> None:
-    agent = Agent("a", config=ScriptedConfig([]))
-    with pytest.raises(ConfigurationError, match=r"unknown option\(s\) bogus"):
-        INTEGRATION.agent_tool(agent, bogus=1)
+def test_an_agent_tool_needs_an_ag2_agent() -> None:
     with pytest.raises(ConfigurationError, match=r"needs an ag2\.Agent"):
         ag2_agent_tool(object())  # type: ignore[arg-type]
 

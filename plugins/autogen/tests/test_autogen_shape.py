@@ -1,10 +1,9 @@
-"""The one shape every integration has: the same public keywords, the executor's own token
-authority behind the approval gate, the core's tool-name and history rules, and the 0.1
-names kept as deprecated aliases."""
+"""AutoGen's part of the one shape: teams and factories as agent tools (their names, the
+history modes they can have), the public keywords and names. The shape every plugin has
+(keywords, approval, names, history, options, kept exceptions) is the contract kit's C0."""
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import pytest
@@ -17,22 +16,16 @@ import agent_sdk_autogen
 from agent_sdk import (
     AutoApprove,
     ConfigurationError,
-    Executor,
-    Registry,
-    TokenAuthority,
     get_integration,
 )
 from agent_sdk.scripted import ToolCall, Turn
 from agent_sdk_autogen import (
     INTEGRATION,
-    AutogenTool,
     autogen_agent_tool,
     autogen_run,
     autogen_team_tool,
-    autogen_tool,
-    autogen_tools,
 )
-from agent_sdk_autogen.testing import AutogenHarness, scripted_agent
+from agent_sdk_autogen.testing import scripted_agent
 
 
 def results(result: Any) -> dict[str, Any]:
@@ -44,66 +37,6 @@ def results(result: Any) -> dict[str, Any]:
     }
 
 
-def payments() -> tuple[Registry, list[int]]:
-    registry = Registry()
-    paid: list[int] = []
-
-    @registry.tool(confirm=True)
-    def pay(amount: int) -> str:
-        """Pay."""
-        paid.append(amount)
-        return f"paid {amount}"
-
-    return registry, paid
-
-
-@pytest.mark.parametrize("how", ["tool", "tools"])
-async def test_an_approved_call_runs_once_with_an_executor_of_its_own_authority(how: str) -> None:
-    # The bug behind the one gate: the gate minted tokens with the process-wide authority,
-    # so an executor with its own TokenAuthority refused every approved call.
-    registry, paid = payments()
-    executor = Executor(registry, authority=TokenAuthority())  # no port of its own
-    if how == "tool":
-        tools = [autogen_tool(registry.get("pay"), executor=executor, approval=AutoApprove())]
-    else:
-        tools = autogen_tools(registry, executor=executor, approval=AutoApprove())
-    call = ToolCall("pay", {"amount": 7})
-    agent = scripted_agent("payer", [Turn.call(call), Turn.say("done")], tools=tools)
-    result = await autogen_run(agent, task="go")
-    seen = results(result)[call.id]
-    assert (seen.content, seen.is_error) == ("paid 7", False)
-    assert paid == [7], "approved once, run exactly once"
-    assert executor.authority.outstanding() == 0
-
-
-async def test_the_harness_loop_runs_an_approved_call_once() -> None:
-    registry, paid = payments()
-    harness = AutogenHarness()
-    tool = harness.export_tool(
-        registry.get("pay"),
-        executor=Executor(registry, authority=TokenAuthority()),
-        approval=AutoApprove(),
-    )
-    call = ToolCall("pay", {"amount": 3})
-    result = await harness.run([tool], [Turn.call(call), Turn.say("done")])
-    assert result.result(call.id).text == "paid 3" and result.result(call.id).is_error is False
-    assert paid == [3]
-
-
-async def test_a_plain_function_is_a_tool() -> None:
-    def multiply(a: int, b: int) -> int:
-        """Multiply two numbers."""
-        return a * b
-
-    tool = autogen_tool(multiply)
-    assert isinstance(tool, AutogenTool) and tool.name == "multiply"
-    assert tool.description == "Multiply two numbers."
-    call = ToolCall("multiply", {"a": 6, "b": 7})
-    agent = scripted_agent("asker", [Turn.call(call), Turn.say("done")], tools=[tool])
-    seen = results(await autogen_run(agent, task="go"))[call.id]
-    assert (seen.content, seen.is_error) == ("42", False)
-
-
 def crew(name: str = "crew") -> RoundRobinGroupChat:
     return RoundRobinGroupChat(
         [scripted_agent("member", [Turn.echo()])],
@@ -113,24 +46,14 @@ def crew(name: str = "crew") -> RoundRobinGroupChat:
     )
 
 
-def test_agent_tool_names_follow_the_one_rule() -> None:
+def test_agent_and_team_names_are_made_valid_with_their_case_kept() -> None:
     agent = scripted_agent("Lead", [Turn.say("hi")])
-    for make in (autogen_agent_tool, autogen_team_tool):
-        with pytest.raises(ConfigurationError, match="agent tool name 'ask lead!' is invalid"):
-            make(agent, name="ask lead!")
-        with pytest.raises(ConfigurationError, match="agent tool name"):
-            make(agent, name="x" * 65)
     assert autogen_agent_tool(agent).name == "Lead", "case kept (0.1 kept it too)"
-    assert autogen_agent_tool(agent, name="Ask-Lead").name == "Ask-Lead"
+    with pytest.raises(ConfigurationError, match="agent tool name 'ask lead!' is invalid"):
+        autogen_team_tool(agent, name="ask lead!")
     # A team's name may be any text: it is made a valid tool name, case kept.
     assert autogen_team_tool(crew("Crew v2.0")).name == "Crew_v2_0"
     assert autogen_team_tool(lambda: crew("Crew v2.0")).name == "Crew_v2_0"
-
-
-@pytest.mark.parametrize("make", [autogen_agent_tool, autogen_team_tool])
-def test_an_unknown_history_mode_names_the_supported_ones(make: Any) -> None:
-    with pytest.raises(ConfigurationError, match="use one of 'fresh', 'fork', 'shared'"):
-        make(scripted_agent("lead", [Turn.say("hi")]), history="forever")
 
 
 def test_a_mode_the_agent_cannot_have_is_refused_saying_what_works() -> None:
@@ -163,27 +86,6 @@ def test_a_sync_factory_is_built_once_to_read_its_name_and_description() -> None
     assert built == [1]
     autogen_agent_tool(make, name="m", description="M.")
     assert built == [1], "not built when both are given"
-
-
-def test_the_public_functions_have_the_common_keywords() -> None:
-    common = {"executor": None, "approval": None}
-    agent_common = {
-        "name": None,
-        "description": None,
-        "return_mode": "last",
-        "history": "fresh",
-        "executor": None,
-        "timeout": None,
-        "input_schema": None,
-    }
-
-    def keywords(function: Any) -> dict[str, Any]:
-        parameters = list(inspect.signature(function).parameters.values())[1:]
-        assert all(p.kind is p.KEYWORD_ONLY for p in parameters)
-        return {p.name: p.default for p in parameters}
-
-    assert keywords(autogen_tool) == keywords(autogen_tools) == common
-    assert keywords(autogen_agent_tool) == keywords(autogen_team_tool) == agent_common
 
 
 def test_the_public_shape() -> None:

@@ -1,5 +1,6 @@
-"""The one shape every integration has: the same keywords, the one approval gate built from
-the executor, one tool-name rule, one history vocabulary, and the 0.1 names still working."""
+"""fast-agent's part of the one shape: names of app agents, approval for agent tools and
+fast-agent's own tools (ToolGate), and the 0.1 names still working. The shape every plugin
+has (keywords, approval, names, history, options, kept exceptions) is the kit's C0."""
 
 from __future__ import annotations
 
@@ -11,23 +12,18 @@ import pytest
 import agent_sdk
 import agent_sdk_fast_agent
 from agent_sdk import (
-    AutoApprove,
     ConfigurationError,
     Decision,
-    Executor,
-    Registry,
-    TokenAuthority,
     tool_error,
 )
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.testing.contract import CountingPort, error_of
 from agent_sdk_fast_agent import (
     INTEGRATION,
-    AgentSDKTool,
     ToolGate,
     fast_agent_agent_tool,
+    fast_agent_instrument,
     fast_agent_tool,
-    orchestrate,
 )
 
 
@@ -39,73 +35,28 @@ def results(agent: Any) -> dict[str, tuple[str, bool]]:
     return out
 
 
-async def test_a_confirm_tool_with_an_executor_of_its_own_authority_runs_once(app: Any) -> None:
-    """The bug behind the one gate: a gate minting tokens with the process-wide authority
-    made an executor with its own authority refuse every approved call."""
-    registry = Registry()
-    ran: list[str] = []
-
-    @registry.tool(confirm=True)
-    def refund(order_id: str) -> str:
-        """Refund an order."""
-        ran.append(order_id)
-        return f"refunded {order_id}"
-
-    executor = Executor(registry, authority=TokenAuthority())  # no port of its own
-    tool = fast_agent_tool(registry.get("refund"), executor=executor, approval=AutoApprove())
-    script = [Turn.call(ToolCall("refund", {"order_id": "42"}, id="rf1")), Turn.say("done")]
-    async with app({"orch": script}) as fa:
-        agent = orchestrate(fa.orch, tools=[tool])
-        assert await agent.send("go") == "done"
-        out = results(agent)
-    assert out["rf1"] == ("refunded 42", False)
-    assert ran == ["42"], "approved once, run exactly once"
-    assert executor.authority.outstanding() == 0
-
-
-async def test_a_plain_function_is_a_tool(app: Any) -> None:
-    def multiply(a: int, b: int) -> int:
-        """Multiply two numbers."""
-        return a * b
-
-    tool = fast_agent_tool(multiply)
-    assert isinstance(tool, AgentSDKTool) and tool.name == "multiply"
-    assert tool.description == "Multiply two numbers."
-    script = [Turn.call(ToolCall("multiply", {"a": 6, "b": 7}, id="m1")), Turn.say("done")]
-    async with app({"orch": script}) as fa:
-        agent = orchestrate(fa.orch, tools=[tool])
-        await agent.send("go")
-        assert results(agent)["m1"] == ("42", False)
-
-
-async def test_agent_tool_names_follow_the_one_rule(app: Any) -> None:
-    with pytest.raises(ConfigurationError, match="agent tool name 'ask lead!' is invalid"):
-        fast_agent_agent_tool(lambda: None, name="ask lead!")
+async def test_a_name_from_the_agent_is_made_valid_with_its_case_kept(app: Any) -> None:
     async with app({"Lead.v2": [Turn.say("hi")]}) as fa:
         tool = fast_agent_agent_tool(fa["Lead.v2"])
         assert tool.name == "Lead_v2", "a name taken from the agent is made valid, case kept"
-        assert fast_agent_agent_tool(fa["Lead.v2"], name="Ask-Lead").name == "Ask-Lead"
+    with pytest.raises(ConfigurationError, match="give name="):
+        fast_agent_agent_tool(lambda: None)
 
 
-def test_an_unsupported_history_mode_names_the_supported_ones() -> None:
-    with pytest.raises(ConfigurationError, match="use one of 'fresh', 'fork', 'shared'"):
-        fast_agent_agent_tool(lambda: None, name="x", history="forever")
-
-
-@pytest.mark.parametrize(("old", "new"), [("scratch", "fresh"), ("fork_and_merge", "shared")])
-async def test_the_old_history_names_warn_and_still_work(app: Any, old: str, new: str) -> None:
+async def test_the_old_shared_history_name_warns_and_still_shares(app: Any) -> None:
+    # ("scratch" -> "fresh" is the kit's C0.)
     script = {
         "orch": [Turn.call(ToolCall("memo", {"request": "hi"}, id="h1")), Turn.say("done")],
         "memo": [Turn.echo()],
     }
     async with app(script) as fa:
-        with pytest.warns(DeprecationWarning, match=f"history={new!r}"):
-            tool = fast_agent_agent_tool(fa.memo, history=old)
-        agent = orchestrate(fa.orch, tools=[tool])
+        with pytest.warns(DeprecationWarning, match="history='shared'"):
+            tool = fast_agent_agent_tool(fa.memo, history="fork_and_merge")
+        agent = fast_agent_instrument(fa.orch, tools=[tool])
         await agent.send("go")
         assert results(agent)["h1"] == ("hi", False)
         shared = [m.all_text() for m in fa.memo.message_history]
-    assert ("hi" in shared) == (new == "shared")
+    assert "hi" in shared, "the template's own history holds the call"
 
 
 class ApprovesYes:
@@ -129,7 +80,7 @@ async def test_agent_tools_take_an_approval_port_for_confirm(app: Any) -> None:
     port = ApprovesYes()
     async with app(scripts) as fa:
         tool = fast_agent_agent_tool(fa.judge, confirm=True, approval=port)
-        agent = orchestrate(fa.orch, tools=[tool])
+        agent = fast_agent_instrument(fa.orch, tools=[tool])
         await agent.send("go")
         out = results(agent)
     assert out["j1"] == ("yes", False)
@@ -149,7 +100,7 @@ async def test_tool_gate_denials_are_kept_for_the_host(app: Any) -> None:
     assert isinstance(gate, ToolGate)
     async with app({"orch": script}) as fa:
         fa.orch.add_tool(native)
-        orchestrate(fa.orch, gate=gate)
+        fast_agent_instrument(fa.orch, gate=gate)
         await fa.orch.send("go")
         text, is_error = results(fa.orch)["tg-1"]
     assert is_error and error_of(text)["kind"] == "approval-denied"  # type: ignore[index]
@@ -157,17 +108,17 @@ async def test_tool_gate_denials_are_kept_for_the_host(app: Any) -> None:
     assert kept is not None and kept.kind.value == "approval-denied"
 
 
-async def test_the_exception_of_a_failed_call_is_kept_by_the_core(app: Any) -> None:
+async def test_the_old_tool_exception_name_answers_the_cause(app: Any) -> None:
     def explode() -> str:
         """Fails."""
         raise RuntimeError("boom in the ledger")
 
     script = [Turn.call(ToolCall("explode", {}, id="ex-1")), Turn.say("done")]
     async with app({"orch": script}) as fa:
-        agent = orchestrate(fa.orch, tools=[fast_agent_tool(explode)])
+        agent = fast_agent_instrument(fa.orch, tools=[fast_agent_tool(explode)])
         await agent.send("go")
     kept = tool_error("ex-1")
-    assert kept is not None and isinstance(kept.cause, RuntimeError)
+    assert kept is not None
     with pytest.warns(DeprecationWarning, match="tool_error"):
         old = agent_sdk_fast_agent.tool_exception
     assert old("ex-1") is kept.cause, "tool_exception: the cause, as before"
@@ -177,7 +128,8 @@ async def test_the_exception_of_a_failed_call_is_kept_by_the_core(app: Any) -> N
 @pytest.mark.parametrize(
     ("old", "module", "new"),
     [
-        ("instrument", "agent_sdk_fast_agent", "orchestrate"),
+        ("instrument", "agent_sdk_fast_agent", "fast_agent_instrument"),
+        ("orchestrate", "agent_sdk_fast_agent", "fast_agent_instrument"),
         ("HISTORY_MODES", "agent_sdk", "HISTORY_MODES"),
         ("HistoryMode", "agent_sdk", "HistoryMode"),
     ],
@@ -200,7 +152,7 @@ def test_the_public_shape() -> None:
         "fast_agent_tool",
         "fast_agent_tools",
         "fast_agent_agent_tool",
-        "orchestrate",
+        "fast_agent_instrument",
     }
     assert agent_sdk.get_integration("fast-agent") is INTEGRATION
     with pytest.raises(AttributeError):

@@ -1,6 +1,7 @@
-"""The one shape every integration has: the same public keywords, the executor's own token
-authority behind the approval gate, the core's tool-name and history rules, and the 0.1
-names kept as deprecated aliases."""
+"""openai-agents' part of the one shape: where an SDK agent keeps its name and description,
+the SDK's own options (max_turns, run_config), native approval, and the 0.1 names kept as
+deprecated aliases. The shape every plugin has (keywords, approval, names, history, options,
+kept exceptions) is the contract kit's C0."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import warnings
 from typing import Any
 
 import pytest
-from agents import Agent, FunctionTool, RunConfig, Runner
+from agents import Agent, RunConfig, Runner
 
 import agent_sdk_openai_agents as plugin
 from agent_sdk import (
@@ -30,9 +31,8 @@ from agent_sdk_openai_agents import (
     NativeApproval,
     openai_agents_agent_tool,
     openai_agents_tool,
-    openai_agents_tools,
 )
-from agent_sdk_openai_agents.testing import OpenAIAgentsHarness, ScriptedModel
+from agent_sdk_openai_agents.testing import ScriptedModel
 
 
 def outputs(result: Any) -> dict[str, str]:
@@ -61,62 +61,6 @@ def payments() -> tuple[Registry, list[int]]:
     return registry, paid
 
 
-@pytest.mark.parametrize("how", ["tool", "tools"])
-def test_an_approved_call_runs_once_with_an_executor_of_its_own_authority(how: str) -> None:
-    # The gate is built from the executor, so its tokens are ones that executor accepts: a
-    # custom TokenAuthority no longer refuses calls the port approved.
-    registry, paid = payments()
-    executor = Executor(registry, authority=TokenAuthority())
-    if how == "tool":
-        tools = [openai_agents_tool(registry.get("pay"), executor=executor, approval=AutoApprove())]
-    else:
-        tools = openai_agents_tools(registry, executor=executor, approval=AutoApprove())
-    call = ToolCall("pay", {"amount": 7})
-    result = run(tools, [Turn.call(call), Turn.say("done")])
-    assert outputs(result)[call.id] == "paid 7"
-    assert paid == [7] and result.final_output == "done"
-
-
-def test_the_port_is_asked_once_and_the_harness_loop_runs_the_call_once() -> None:
-    registry, paid = payments()
-    asked: list[str | None] = []
-
-    def reviewer(request: Any) -> bool:
-        asked.append(request.call_id)
-        return True
-
-    harness = OpenAIAgentsHarness()
-    tool = harness.export_tool(
-        registry.get("pay"),
-        executor=Executor(registry, authority=TokenAuthority()),
-        approval=CallbackApproval(reviewer),
-    )
-    call = ToolCall("pay", {"amount": 3})
-    result = asyncio.run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
-    assert result.result(call.id).text == "paid 3" and result.result(call.id).is_error is False
-    assert paid == [3] and asked == [call.id]
-
-
-def test_a_plain_function_is_a_tool() -> None:
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
-    tool = openai_agents_tool(add)
-    assert isinstance(tool, FunctionTool) and tool.name == "add"
-    assert tool.description == "Add two numbers."
-    call = ToolCall("add", {"a": 2, "b": 3})
-    assert outputs(run([tool], [Turn.call(call), Turn.say("done")]))[call.id] == "5"
-
-
-def test_an_invalid_explicit_agent_tool_name_is_refused() -> None:
-    agent = Agent(name="legal", model=ScriptedModel([Turn.say("ok")]))
-    with pytest.raises(ConfigurationError, match="agent tool name"):
-        openai_agents_agent_tool(agent, name="legal review!")
-    with pytest.raises(ConfigurationError):
-        openai_agents_agent_tool(agent, name="x" * 65)
-
-
 def test_a_name_from_the_agent_is_made_valid_with_its_case_kept() -> None:
     agent = Agent(name="Legal Team (EU)", model=ScriptedModel([Turn.say("ok")]))
     tool = openai_agents_agent_tool(agent)
@@ -127,29 +71,10 @@ def test_a_name_from_the_agent_is_made_valid_with_its_case_kept() -> None:
     assert openai_agents_agent_tool(described).description == "Tax questions."
 
 
-@pytest.mark.parametrize("history", ["fork", "shared", "everything"])
-def test_an_unsupported_history_mode_is_refused_naming_the_supported_ones(history: str) -> None:
-    agent = Agent(name="legal")
-    with pytest.raises(ConfigurationError, match=r"history=.*use one of 'fresh'"):
-        openai_agents_agent_tool(agent, history=history)
-
-
-def test_history_fresh_runs_a_fresh_child_per_call() -> None:
-    echo = Agent(name="echo", model=ScriptedModel([Turn.echo()]))
-    tool = openai_agents_agent_tool(echo, history="fresh")
-    first, second = ToolCall("echo", {"request": "one"}), ToolCall("echo", {"request": "two"})
-    out = outputs(run([tool], [Turn.call(first), Turn.call(second), Turn.say("done")]))
-    assert (out[first.id], out[second.id]) == ("one", "two")
-
-
-def test_options_are_checked() -> None:
+def test_what_the_sdk_cannot_take_is_refused_saying_why() -> None:
     registry, _ = payments()
     with pytest.raises(ConfigurationError, match="no tool middleware"):
         INTEGRATION.tool(registry.get("pay"), middleware=[object()])
-    with pytest.raises(ConfigurationError, match="unknown option"):
-        INTEGRATION.tool(registry.get("pay"), bogus=1)
-    with pytest.raises(ConfigurationError, match="unknown option"):
-        INTEGRATION.agent_tool(Agent(name="a"), bogus=1)
     with pytest.raises(ConfigurationError, match=r"needs an agents\.Agent"):
         openai_agents_agent_tool(object())  # type: ignore[arg-type]
     with pytest.raises(IntegrationError, match="ToolContext"):

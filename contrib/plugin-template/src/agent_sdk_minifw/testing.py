@@ -32,12 +32,15 @@ class MiniHarness(Harness):
         input_schema: Any = None,
     ) -> Any:
         return minifw_agent_tool(
-            Agent(agent.name, agent.turns, agent.tools),
+            self.native_agent(agent),
             description=agent.description,
             return_mode=return_mode,
             timeout=timeout,
             input_schema=input_schema,
         )
+
+    def native_agent(self, agent: ScriptedAgent) -> Agent:
+        return Agent(agent.name, agent.turns, agent.tools)
 
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
         agent = minifw_instrument(Agent("orchestrator", turns, tools))

@@ -143,6 +143,15 @@ class Harness(ABC):
         """Build ``agent`` in the framework with a scripted model and return the plugin's
         agent tool for it (e.g. ``ag2_agent_tool``)."""
 
+    def native_agent(self, agent: ScriptedAgent) -> Any:
+        """``agent`` built in the framework with a scripted model, as the plugin's
+        ``<fw>_agent_tool`` takes it (an agent, or a function returning one), so C0 can
+        check the core's name, history and option rules on ``Integration.agent_tool``; a
+        tool made from it runs in ``run`` as one from ``export_agent_tool`` does."""
+        raise NotImplementedError(
+            f"{self.integration}: the harness builds no native agent (Harness.native_agent)"
+        )
+
     @abstractmethod
     async def run(self, tools: Sequence[Any], turns: Sequence[Turn]) -> RunResult:
         """Run an orchestrator agent with ``tools`` whose scripted model plays ``turns``

@@ -1,31 +1,39 @@
-"""The reusable contract suite (C1-C13). Subclass ContractSuite and provide a ``harness``
+"""The reusable contract suite (C0-C13). Subclass ContractSuite and provide a ``harness``
 fixture returning your :class:`agent_sdk.testing.Harness`."""
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
+import inspect
 import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
+from agent_sdk._integration import Integration
+from agent_sdk.agents import HISTORY_MODES
 from agent_sdk.approval import (
     AUTHORITY,
+    ApprovalToken,
     Decision,
     DeferredApproval,
+    TokenAuthority,
 )
 from agent_sdk.context import CallContext, current_context, use_context
-from agent_sdk.errors import ConfigurationError, HierarchyLimitError
+from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError
 from agent_sdk.executor import Executor
+from agent_sdk.failures import tool_error
+from agent_sdk.plugins import get_integration
 from agent_sdk.run import HierarchyLimits, current_run, run_scope
-from agent_sdk.spec import ToolSpec, arguments_digest
+from agent_sdk.spec import Registry, ToolSpec, arguments_digest
 from agent_sdk.testing import Harness, RunResult, ScriptedAgent, ToolCall, Turn
 from agent_sdk.testing.recording import recording_spans
 from agent_sdk.tracing import semconv as sc
@@ -159,6 +167,99 @@ class CountingPort:
         return self.answer
 
 
+class CountingAuthority(TokenAuthority):
+    """A token authority that counts the tokens it mints and answers every consume."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.minted = 0
+        self.consumed: list[bool] = []
+
+    def mint(self, **binding: Any) -> ApprovalToken:
+        self.minted += 1
+        return super().mint(**binding)
+
+    def consume(self, token: ApprovalToken, **binding: Any) -> bool:
+        accepted = super().consume(token, **binding)
+        self.consumed.append(accepted)
+        return accepted
+
+
+class DecisionCounter:
+    """A ``pay`` tool whose own code counts each step of deciding a call: the validator of
+    its input model, its confirm rule, the port (``port``) and the executor's token
+    authority (``authority``). ``ran`` holds the arguments each run got, as they were."""
+
+    ARGUMENTS: ClassVar[dict[str, Any]] = {"amount": 5, "order": {"items": ["book"]}}
+
+    def __init__(self, *, confirm: bool = True) -> None:
+        self.confirm = confirm
+        self.validations = 0
+        self.confirm_checks = 0
+        self.ran: list[dict[str, Any]] = []
+        self.port = CountingPort(True)
+        self.authority = CountingAuthority()
+
+    def call(self) -> ToolCall:
+        return ToolCall("pay", copy.deepcopy(self.ARGUMENTS))
+
+    def spec(self) -> ToolSpec:
+        counter = self
+
+        class PayArgs(BaseModel):
+            amount: int
+            order: dict[str, Any]  # free-form: its lists are the caller's own objects
+
+            @field_validator("amount")
+            @classmethod
+            def counted(cls, value: int) -> int:
+                counter.validations += 1
+                return value
+
+        def rule(arguments: BaseModel) -> bool:
+            counter.confirm_checks += 1
+            return counter.confirm
+
+        async def pay(amount: int, order: dict[str, Any]) -> str:
+            counter.ran.append({"amount": amount, "order": copy.deepcopy(order)})
+            return f"paid {amount}"
+
+        return ToolSpec(
+            name="pay",
+            description="Pay for an order.",
+            handler=pay,
+            input_model=PayArgs,
+            confirm=rule,
+        )
+
+    def steps(self) -> dict[str, Any]:
+        return {
+            "validations": self.validations,
+            "confirm checks": self.confirm_checks,
+            "port requests": len(self.port.requests),
+            "tokens minted": self.authority.minted,
+            "consumes": self.authority.consumed,
+        }
+
+
+class TamperingReviewer:
+    """Approves a ``pay`` call after changing, while it decides, what it was shown (a
+    nested list and a value) and the caller's own arguments (the scripted call's dict,
+    which reaches the tool where the harness hands it on as it is)."""
+
+    def __init__(self, caller: ToolCall) -> None:
+        self.caller = cast(dict[str, Any], caller.arguments)
+        self.shown: list[dict[str, Any]] = []
+
+    async def request(self, tool: str, arguments: dict[str, Any], **kw: Any) -> Decision:
+        self.shown.append(copy.deepcopy(arguments))
+        arguments["order"]["items"].append("added by the reviewer")
+        arguments["amount"] = 500
+        self.caller["order"]["items"].append("added by the caller")
+        await asyncio.sleep(0)  # the reviewer waits; the changes are already made
+        return Decision(True)
+
+
 def exception_chain(exc: BaseException | None) -> Iterator[BaseException]:
     """``exc`` and every exception linked to it (cause, context, exception-group members)."""
     seen: set[int] = set()
@@ -174,7 +275,7 @@ def exception_chain(exc: BaseException | None) -> Iterator[BaseException]:
 
 
 class ContractSuite:
-    """C1-C12. Override the ``harness`` fixture."""
+    """C0-C13. Override the ``harness`` fixture."""
 
     @pytest.fixture
     def harness(self) -> Harness:  # pragma: no cover - must be overridden
@@ -184,6 +285,207 @@ class ContractSuite:
     def spans(self) -> Iterator[Any]:
         with recording_spans() as exporter:
             yield exporter
+
+    # -- C0 shape ----------------------------------------------------------------------
+    # The public <fw>_tool / <fw>_tools / <fw>_agent_tool are the integration's tool,
+    # tools and agent_tool: the core's keywords, with the core's meaning, in every plugin.
+    def test_c0_the_public_functions_take_the_cores_keywords(self, harness: Harness) -> None:
+        integration = get_integration(harness.integration)
+        package = importlib.import_module(type(integration).__module__.partition(".")[0])
+        wrong: dict[str, str] = {}
+        for method in ("tool", "tools", "agent_tool"):
+            public = getattr(package, f"{integration.public_prefix}_{method}", None)
+            if public is None:
+                continue  # none of its own: the integration's method is the public function
+            core, _ = _keywords(getattr(Integration, method))
+            keywords, passes_on = _keywords(public)
+            for keyword, default in core.items():
+                if keyword not in keywords and not passes_on:
+                    wrong[f"{integration.public_prefix}_{method}"] = f"no {keyword}="
+                elif keyword in keywords and keywords[keyword] != default:
+                    got = keywords[keyword]
+                    wrong[f"{integration.public_prefix}_{method}"] = (
+                        f"{keyword}={got!r}, the core's default is {default!r}"
+                    )
+        assert not wrong, f"the public functions differ from the core's: {wrong}"
+
+    def test_c0_a_plain_function_is_a_tool(self, harness: Harness) -> None:
+        def multiply(a: int, b: int) -> int:
+            """Multiply two integers."""
+            return a * b
+
+        tool = get_integration(harness.integration).tool(multiply)
+        seen = harness.advertised(tool)
+        assert (seen["name"], seen["description"]) == ("multiply", "Multiply two integers.")
+        assert set(seen["parameters"]["properties"]) == {"a", "b"}
+        call = ToolCall("multiply", {"a": 6, "b": 7})
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        assert result.result(call.id).text == "42"
+
+    @pytest.mark.parametrize("how", ["tool", "tools"])
+    def test_c0_the_executors_own_authority_accepts_the_gates_token(
+        self, harness: Harness, how: str
+    ) -> None:
+        registry, paid = Registry(), []
+
+        @registry.tool(confirm=True)
+        def pay(amount: int) -> str:
+            """Pay."""
+            paid.append(amount)
+            return f"paid {amount}"
+
+        # No port of its own: only a token the gate minted with this authority runs it.
+        authority = TokenAuthority()
+        executor, port = Executor(registry, authority=authority), CountingPort(True)
+        if how == "tool":
+            tools = [harness.export_tool(registry.get("pay"), executor=executor, approval=port)]
+        else:
+            integration = get_integration(harness.integration)
+            tools = integration.tools(registry, executor=executor, approval=port)
+        call = ToolCall("pay", {"amount": 7})
+        result = run(harness.run(tools, [Turn.call(call), Turn.say("done")]))
+        assert result.result(call.id).text == "paid 7", result.result(call.id).text
+        assert paid == [7] and len(port.requests) == 1
+        assert authority.outstanding() == 0
+
+    def test_c0_unknown_options_are_refused_naming_them(self, harness: Harness) -> None:
+        integration = get_integration(harness.integration)
+        spec = Recorder().add_spec()
+        native = harness.native_agent(ScriptedAgent("lead", [Turn.say("led")]))
+        attempts: dict[str, Callable[[], Any]] = {
+            "tool": lambda: integration.tool(spec, no_such_option=1),
+            "tools": lambda: integration.tools([spec], no_such_option=1),
+            "agent_tool": lambda: integration.agent_tool(native, name="lead", no_such_option=1),
+        }
+        wrong: dict[str, str] = {}
+        for where, attempt in attempts.items():
+            try:
+                attempt()
+                wrong[where] = "accepted it"
+            except ConfigurationError as exc:
+                if "no_such_option" not in str(exc):
+                    wrong[where] = f"refused it without naming it: {exc}"
+            except Exception as exc:
+                wrong[where] = f"raised {type(exc).__name__}, not ConfigurationError: {exc}"
+        assert not wrong, f"an unknown option, no_such_option=1: {wrong}"
+
+    def test_c0_agent_tool_names_follow_the_core_rule(self, harness: Harness) -> None:
+        integration = get_integration(harness.integration)
+        native = harness.native_agent(ScriptedAgent("lead", [Turn.say("led")]))
+        for bad in ("ask lead!", "x" * 65, ""):
+            with pytest.raises(ConfigurationError) as refused:
+                integration.agent_tool(native, name=bad)
+            assert repr(bad) in str(refused.value), str(refused.value)
+        tool = integration.agent_tool(native, name="Ask-Lead")
+        assert harness.advertised(tool)["name"] == "Ask-Lead", "a valid name is kept as given"
+        call = ToolCall("Ask-Lead", {"request": "go"})
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        assert result.result(call.id).text == "led"
+
+    def test_c0_history_modes_are_the_cores(self, harness: Harness) -> None:
+        integration = get_integration(harness.integration)
+        supported = integration.history_modes
+        assert "fresh" in supported and set(supported) <= set(HISTORY_MODES), supported
+        native = harness.native_agent(ScriptedAgent("lead", [Turn.echo()]))
+        for mode in [*(m for m in HISTORY_MODES if m not in supported), "forever"]:
+            with pytest.raises(ConfigurationError) as refused:
+                integration.agent_tool(native, name="lead", history=mode)
+            text = str(refused.value)
+            assert f"history={mode!r}" in text and all(repr(m) in text for m in supported), text
+        with pytest.warns(DeprecationWarning, match="history='fresh'"):
+            tool = integration.agent_tool(native, name="lead", history="scratch")  # 0.1's name
+        calls = [ToolCall("lead", {"request": f"{r}-request"}) for r in ("alpha", "beta")]
+        turns = [Turn.call(calls[0]), Turn.call(calls[1]), Turn.say("done")]
+        result = run(harness.run([tool], turns))
+        first, second = (result.result(c.id).text for c in calls)
+        assert "alpha-request" in first and "beta-request" in second
+        assert "alpha-request" not in second, "history 'fresh': nothing of the first call"
+
+    def test_c0_the_exception_behind_a_model_visible_error_is_kept(self, harness: Harness) -> None:
+        raised: list[BaseException] = []
+
+        async def explode() -> str:
+            error = KeyError("ledger-9")
+            raised.append(error)
+            raise error
+
+        failing = harness.export_tool(
+            ToolSpec(
+                name="explode",
+                description="Fails.",
+                handler=explode,
+                input_schema={"type": "object", "properties": {}},
+            ),
+            executor=Executor(),
+        )
+        denied = harness.export_tool(
+            Recorder().transfer_spec(), executor=Executor(), approval=CountingPort(False)
+        )
+        boom, refused = ToolCall("explode", {}), ToolCall("transfer", {"amount": 5, "to": "bob"})
+        turns = [Turn.call(boom), Turn.call(refused), Turn.say("done")]
+        result = run(harness.run([failing, denied], turns))
+        assert error_of(result.result(boom.id).text)["kind"] == "tool-failed"  # type: ignore[index]
+        kept = tool_error(boom.id)
+        assert kept is not None and kept.kind is ErrorKind.TOOL_FAILED, kept
+        assert kept.cause is raised[0], "tool_error(call_id).cause must be what the handler raised"
+        kept = tool_error(refused.id)
+        assert kept is not None and kept.kind is ErrorKind.APPROVAL_DENIED, kept
+
+    def _counted(self, harness: Harness, counter: DecisionCounter, port: Any, asks: str) -> Any:
+        """``counter``'s tool with ``port`` on the tool (``approval=``) or the executor's."""
+        if asks == "tool":
+            executor = Executor(authority=counter.authority)
+            return harness.export_tool(counter.spec(), executor=executor, approval=port)
+        executor = Executor(approval=port, authority=counter.authority)
+        return harness.export_tool(counter.spec(), executor=executor)
+
+    @pytest.mark.parametrize("asks", ["tool", "executor"])
+    def test_c0_a_confirm_call_is_decided_once(self, harness: Harness, asks: str) -> None:
+        counter = DecisionCounter()
+        tool = self._counted(harness, counter, counter.port, asks)
+        call = counter.call()
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        assert result.result(call.id).text == "paid 5", result.result(call.id).text
+        assert counter.ran == [DecisionCounter.ARGUMENTS]
+        once = {
+            "validations": 1,
+            "confirm checks": 1,
+            "port requests": 1,
+            "tokens minted": 1,
+            "consumes": [True],
+        }
+        assert counter.steps() == once, f"one confirm call, decided: {counter.steps()}"
+        assert counter.authority.outstanding() == 0
+
+    def test_c0_a_call_the_confirm_rule_lets_through_is_decided_once(
+        self, harness: Harness
+    ) -> None:
+        counter = DecisionCounter(confirm=False)
+        tool = self._counted(harness, counter, counter.port, "tool")
+        call = counter.call()
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        assert result.result(call.id).text == "paid 5", result.result(call.id).text
+        once = {
+            "validations": 1,
+            "confirm checks": 1,
+            "port requests": 0,
+            "tokens minted": 0,
+            "consumes": [],
+        }
+        assert counter.steps() == once, f"one call needing no approval: {counter.steps()}"
+
+    @pytest.mark.parametrize("asks", ["tool", "executor"])
+    def test_c0_a_reviewer_changes_nothing_that_runs(self, harness: Harness, asks: str) -> None:
+        counter = DecisionCounter()
+        call = counter.call()
+        reviewer = TamperingReviewer(call)
+        tool = self._counted(harness, counter, reviewer, asks)
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        assert reviewer.shown == [DecisionCounter.ARGUMENTS]
+        assert counter.ran == [DecisionCounter.ARGUMENTS], (
+            f"approved {DecisionCounter.ARGUMENTS}, ran {counter.ran}"
+        )
+        assert result.result(call.id).text == "paid 5", result.result(call.id).text
 
     # -- C1 schema ---------------------------------------------------------------------
     def test_c1_schema_advertised(self, harness: Harness) -> None:
@@ -451,7 +753,7 @@ class ContractSuite:
             # The token sits in the ambient context, as if leaked from elsewhere: the
             # integration must not hand it to this call.
             async with run_scope("run-x"):
-                with use_context(CallContext(run_id="run-x", approval=token)):
+                with use_context(CallContext(run_id="run-x", token=token)):
                     return await harness.run([tool], [Turn.call(call), Turn.say("done")])
 
         result = run(main())
@@ -926,7 +1228,7 @@ def _installed_harness(harness: Harness) -> bool:
     plugin registered in this process only)."""
     import importlib.metadata as md
 
-    from agent_sdk.plugins import ENTRY_POINT_GROUP, get_integration
+    from agent_sdk.plugins import ENTRY_POINT_GROUP
 
     try:
         integration = get_integration(harness.integration)
@@ -971,13 +1273,29 @@ def _demo_trace(harness: Harness, tmp_path: Path) -> list[Any]:
     return [{"spans": [_jaeger_span(s, format(s.context.trace_id, "032x")) for s in spans]}]
 
 
+def _keywords(function: Any) -> tuple[dict[str, Any], bool]:
+    """The keywords ``function`` takes after its first argument (name -> default), and
+    whether it passes other keywords on (``**kwargs``)."""
+    parameters = list(inspect.signature(function).parameters.values())
+    if parameters and parameters[0].name == "self":
+        parameters = parameters[1:]
+    named = {
+        p.name: p.default
+        for p in parameters[1:]
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
+    return named, any(p.kind is p.VAR_KEYWORD for p in parameters)
+
+
 def _tool_name(harness: Harness, tool: Any) -> str:
     return str(harness.advertised(tool)["name"])
 
 
 __all__ = [
     "ContractSuite",
+    "CountingAuthority",
     "CountingPort",
+    "DecisionCounter",
     "InFlight",
     "Recorder",
     "error_of",

@@ -211,15 +211,20 @@ class AG2Harness(Harness):
         timeout: float | None = None,
         input_schema: Any = None,
     ) -> Any:
+        return ag2_agent_tool(
+            self.native_agent(agent),
+            return_mode=return_mode,
+            timeout=timeout,
+            input_schema=input_schema,
+        )
+
+    def native_agent(self, agent: ScriptedAgent) -> Agent:
         prompt, config = self._model(agent.name, agent.instructions, agent.turns)
-        child = Agent(
+        return Agent(
             agent.name,
             agent.description if prompt is None else prompt,
             config=config,
             tools=list(agent.tools),
-        )
-        return ag2_agent_tool(
-            child, return_mode=return_mode, timeout=timeout, input_schema=input_schema
         )
 
     def _model(

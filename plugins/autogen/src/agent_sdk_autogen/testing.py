@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from autogen_agentchat.agents import AssistantAgent
@@ -213,11 +213,21 @@ class AutogenHarness(Harness):
         timeout: float | None = None,
         input_schema: Any = None,
     ) -> Any:
+        return autogen_agent_tool(
+            self.native_agent(agent),
+            name=agent.name,
+            description=agent.description,
+            return_mode=return_mode,
+            timeout=timeout,
+            input_schema=input_schema,
+        )
+
+    def native_agent(self, agent: ScriptedAgent) -> Callable[[], AssistantAgent]:
+        """A factory: a new agent and model client per call, so the kit's child plays its
+        turns from the first one on every call (over HTTP: a conversation of its own)."""
         prompt = self._prompt(agent.name, agent.instructions, agent.turns)
 
         def build() -> AssistantAgent:
-            # A new model client per call: the kit's child plays its turns from the first
-            # one on every call (over HTTP: a new agent, so a conversation of its own).
             return self._agent(
                 agent.name,
                 agent.turns,
@@ -226,14 +236,7 @@ class AutogenHarness(Harness):
                 prompt=prompt,
             )
 
-        return autogen_agent_tool(
-            build,
-            name=agent.name,
-            description=agent.description,
-            return_mode=return_mode,
-            timeout=timeout,
-            input_schema=input_schema,
-        )
+        return build
 
     def _prompt(self, name: str, instructions: str, turns: Sequence[Turn]) -> str | None:
         """The system message of an agent over the endpoint (None in process)."""

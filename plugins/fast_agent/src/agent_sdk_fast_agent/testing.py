@@ -13,7 +13,7 @@ import asyncio
 import contextvars
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -39,7 +39,7 @@ from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, ToolC
 
 from . import fast_agent_agent_tool, fast_agent_tool
 from ._context import conversation
-from ._runs import orchestrate
+from ._runs import fast_agent_instrument
 
 if TYPE_CHECKING:
     from agent_sdk.scripted import Api, Endpoint
@@ -218,6 +218,18 @@ class FastAgentHarness(Harness):
         timeout: float | None = None,
         input_schema: Any = None,
     ) -> Any:
+        return fast_agent_agent_tool(
+            self.native_agent(agent),
+            name=agent.name,
+            description=agent.description,
+            return_mode=return_mode,
+            timeout=timeout,
+            input_schema=input_schema,
+        )
+
+    def native_agent(self, agent: ScriptedAgent) -> Callable[[], Any]:
+        """A function returning the agent: it is declared in the app of the next ``run``
+        and exists only inside it (``fast_agent_agent_tool`` then needs ``name=``)."""
         taken = {c.internal for c in self._children} | {ORCHESTRATOR}
         internal, n = agent.name, 1
         while internal in taken:
@@ -229,14 +241,7 @@ class FastAgentHarness(Harness):
             else _SCRIPTED_PROMPT
         )
         self._children.append(_Child(internal, agent, prompt))
-        return fast_agent_agent_tool(
-            lambda: self._app[internal],
-            name=agent.name,
-            description=agent.description,
-            return_mode=return_mode,
-            timeout=timeout,
-            input_schema=input_schema,
-        )
+        return lambda: self._app[internal]
 
     async def run(
         self, tools: Sequence[Any], turns: Sequence[Turn], *, instructions: str | None = None
@@ -261,7 +266,7 @@ class FastAgentHarness(Harness):
                         for tool in child.agent.tools:
                             template: Any = app[child.internal]
                             template.add_tool(tool)
-                    orchestrator = orchestrate(app[ORCHESTRATOR], tools=tools)
+                    orchestrator = fast_agent_instrument(app[ORCHESTRATOR], tools=tools)
                     with conversation() as conv:
                         reply = await orchestrator.generate("start")
                     return _result(orchestrator, reply, conv.id)

@@ -398,32 +398,33 @@ class OpenAIAgentsHarness(Harness):
     ) -> Any:
         from agent_sdk_openai_agents import openai_agents_agent_tool
 
-        if self.endpoint is None:
-            child = Agent(
-                name=agent.name,
-                instructions=f"You are {agent.name}.",
-                model=ScriptedModel(agent.turns, name=agent.name),
-                tools=list(agent.tools),
-            )
-        else:
-            # No ModelSettings here: the plugin itself asks for usage on streamed calls.
-            child = self._http_agent(
-                Agent(
-                    name=agent.name,
-                    instructions=self.system_prompt(agent.name, agent.instructions, agent.turns),
-                    model=self._sdk_model(self._client()),
-                    tools=list(agent.tools),
-                )
-            )
         streamed = self.endpoint is not None and self.endpoint.stream
         return openai_agents_agent_tool(
-            child,
+            self.native_agent(agent),
             name=agent.name,
             description=agent.description,
             return_mode=return_mode,
             timeout=timeout,
             input_schema=input_schema,
             on_stream=self._count_event if streamed else None,
+        )
+
+    def native_agent(self, agent: ScriptedAgent) -> Agent[Any]:
+        if self.endpoint is None:
+            return Agent(
+                name=agent.name,
+                instructions=f"You are {agent.name}.",
+                model=ScriptedModel(agent.turns, name=agent.name),
+                tools=list(agent.tools),
+            )
+        # No ModelSettings here: the plugin itself asks for usage on streamed calls.
+        return self._http_agent(
+            Agent(
+                name=agent.name,
+                instructions=self.system_prompt(agent.name, agent.instructions, agent.turns),
+                model=self._sdk_model(self._client()),
+                tools=list(agent.tools),
+            )
         )
 
     def run_config(self) -> RunConfig:

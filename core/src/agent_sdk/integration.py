@@ -187,10 +187,10 @@ class Integration(Generic[ToolT, AgentT]):
     """The history modes ``agent_tool`` accepts here (the core's words, see HistoryMode)."""
     provider: ClassVar[str] = ""
     """``gen_ai.provider.name`` of this framework's agent spans (default: the name)."""
-    tool_options: ClassVar[tuple[str, ...] | None] = None
+    tool_options: ClassVar[tuple[str, ...]] = ()
     """The framework's own keywords ``tool``/``tools`` take (e.g. AG2's ``middleware``);
-    any other is refused, naming it. None: not declared, ``export_tool`` checks them."""
-    agent_tool_options: ClassVar[tuple[str, ...] | None] = None
+    any other is refused, naming it."""
+    agent_tool_options: ClassVar[tuple[str, ...]] = ()
     """Likewise for ``agent_tool`` (e.g. openai-agents' ``max_turns``)."""
     option_hints: ClassVar[Mapping[str, str]] = {}
     """What to do instead of an option this framework does not take (``{"middleware": "use
@@ -220,6 +220,8 @@ class Integration(Generic[ToolT, AgentT]):
         self.harness = harness or cls.harness  # type: ignore[misc]
         self.provider = cls.provider or self.name  # type: ignore[misc]
         self._legacy_native_approval = native_approval
+        if framework is not None or native_approval is not None:
+            self.tool_options = ("middleware",)  # type: ignore[misc]  # the 0.1 record form's
         self._checked: str | None = None
         if not self.name:
             raise ConfigurationError(f"{cls.__name__} needs a name")
@@ -274,10 +276,8 @@ class Integration(Generic[ToolT, AgentT]):
         return self.check_framework(symbols=symbols)
 
     def _refuse_other_options(
-        self, declared: tuple[str, ...] | None, what: str, options: Mapping[str, Any]
+        self, declared: tuple[str, ...], what: str, options: Mapping[str, Any]
     ) -> None:
-        if declared is None:
-            return
         unknown = sorted(k for k in options if k not in declared)
         if unknown:
             hints = [self.option_hints[k] for k in unknown if k in self.option_hints]

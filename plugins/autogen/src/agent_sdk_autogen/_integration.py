@@ -75,8 +75,6 @@ class AutogenIntegration(Integration["AutogenTool", Any]):
     harness = "agent_sdk_autogen.testing:AutogenHarness"
     history_modes = ("fresh", "fork", "shared")
     provider = "autogen"
-    tool_options = ()
-    agent_tool_options = ()
     option_hints: ClassVar[Mapping[str, str]] = {
         "middleware": "AutoGen 0.7 has no tool middleware; use approval= for the approval gate"
     }

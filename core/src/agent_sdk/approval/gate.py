@@ -24,6 +24,7 @@ from agent_sdk.approval.ports import ApprovalPort, ApprovalRequest, Decision
 from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
 from agent_sdk.context import CallContext
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
+from agent_sdk.failures import record_failure
 from agent_sdk.redaction import safe_message
 from agent_sdk.run import note_pending_approval
 from agent_sdk.spec import ToolSpec, arguments_digest, canonical_json, digest_of
@@ -254,6 +255,9 @@ class ApprovalGate:
                 return
             await ask_port(self.port, request, canonical=canonical)
         except ToolError as exc:
+            # Kept for the host by call id (``tool_error``), also for a call the framework
+            # pauses or refuses itself and so never reaches the executor.
+            record_failure(request.call_id, exc)
             if exc.approval_id is not None:
                 note_pending_approval(exc.approval_id)
             raise

@@ -351,13 +351,20 @@ class Integration(Generic[ToolT, AgentT]):
         self.check_framework()
         self._refuse_other_options(self.agent_tool_options, "agent_tool", options)
         mode = check_history(history, supported=self.history_modes, integration=self.name)
+        made: list[Any] = []  # the template, built only if a name or description is read
+
+        def template() -> Any:
+            if not made:
+                made.append(self.agent_template(agent))
+            return made[0]
+
         if name is not None:
             tool_name = check_tool_name(name, what="agent tool name")
         else:
-            tool_name = tool_name_from(self.agent_name(agent))
+            tool_name = tool_name_from(self.agent_name(template()))
         settings = AgentToolSettings(
             name=tool_name,
-            description=description or self.agent_description(agent, tool_name),
+            description=description or self.agent_description(template(), tool_name),
             return_mode=check_return_mode(return_mode),
             history=mode,
             timeout=timeout,
@@ -413,6 +420,12 @@ class Integration(Generic[ToolT, AgentT]):
         if answer is None:
             raise IntegrationError(f"integration {self.name!r} does not export tools")
         return answer
+
+    def agent_template(self, agent: Any) -> Any:
+        """What ``agent_name`` and ``agent_description`` read when ``agent_tool`` was given
+        no name or description: the agent itself, or (where ``<fw>_agent_tool`` takes a
+        factory) the agent one builds, once per ``agent_tool`` call."""
+        return agent
 
     def agent_name(self, agent: Any) -> str:
         """The framework agent's own name (the default tool name)."""

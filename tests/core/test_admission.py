@@ -237,3 +237,16 @@ async def test_the_gate_store_is_bounded_over_100000_calls() -> None:
     assert len(gate.early) == 1000 and authority.outstanding() == 1000
     assert counts.asked == 102_000
     assert at_100k - at_10k < 2000, (at_10k, at_100k)
+
+
+async def test_deeply_nested_arguments_of_a_confirm_call_are_refused_not_copied_forever() -> None:
+    counts, ran = Counts(), []
+    spec = counted_spec(counts, ran)
+    nested: Any = "x"
+    for _ in range(5000):  # far past the recursion limit: the copy stops at the depth limit
+        nested = {"n": nested}
+    outcome = await Executor(approval=counting_port(counts)).run_spec(
+        spec, {**ARGS, "notes": [nested]}, CTX
+    )
+    assert outcome.error is not None and outcome.error.kind.value == "tool-args-invalid"
+    assert "nested deeper" in outcome.text and counts.asked == 0 and ran == []

@@ -148,10 +148,10 @@ class Integration(Generic[ToolT, AgentT]):
     """The history modes ``agent_tool`` accepts here (the core's words, see HistoryMode)."""
     provider: ClassVar[str] = ""
     """``gen_ai.provider.name`` of this framework's agent spans (default: the name)."""
-    tool_options: ClassVar[tuple[str, ...] | None] = None
+    tool_options: ClassVar[tuple[str, ...]] = ()
     """The framework's own keywords ``tool``/``tools`` take (e.g. AG2's ``middleware``);
-    any other is refused, naming it. None: not declared, ``export_tool`` checks them."""
-    agent_tool_options: ClassVar[tuple[str, ...] | None] = None
+    any other is refused, naming it."""
+    agent_tool_options: ClassVar[tuple[str, ...]] = ()
     """Likewise for ``agent_tool`` (e.g. openai-agents' ``max_turns``)."""
     option_hints: ClassVar[Mapping[str, str]] = {}
     """What to do instead of an option this framework does not take (``{"middleware": "use
@@ -181,6 +181,8 @@ class Integration(Generic[ToolT, AgentT]):
         self.harness = harness or cls.harness  # type: ignore[misc]
         self.provider = cls.provider or self.name  # type: ignore[misc]
         self._legacy_native_approval = native_approval
+        if framework is not None or native_approval is not None:
+            self.tool_options = ("middleware",)  # type: ignore[misc]  # the 0.1 record form's
         self._checked: str | None = None
         if not self.name:
             raise ConfigurationError(f"{cls.__name__} needs a name")
@@ -235,10 +237,8 @@ class Integration(Generic[ToolT, AgentT]):
         return self.check_framework(symbols=symbols)
 
     def _refuse_other_options(
-        self, declared: tuple[str, ...] | None, what: str, options: Mapping[str, Any]
+        self, declared: tuple[str, ...], what: str, options: Mapping[str, Any]
     ) -> None:
-        if declared is None:
-            return
         unknown = sorted(k for k in options if k not in declared)
         if unknown:
             hints = [self.option_hints[k] for k in unknown if k in self.option_hints]
@@ -312,13 +312,20 @@ class Integration(Generic[ToolT, AgentT]):
         self.check_framework()
         self._refuse_other_options(self.agent_tool_options, "agent_tool", options)
         mode = check_history(history, supported=self.history_modes, integration=self.name)
+        made: list[Any] = []  # the template, built only if a name or description is read
+
+        def template() -> Any:
+            if not made:
+                made.append(self.agent_template(agent))
+            return made[0]
+
         if name is not None:
             tool_name = check_tool_name(name, what="agent tool name")
         else:
-            tool_name = tool_name_from(self.agent_name(agent))
+            tool_name = tool_name_from(self.agent_name(template()))
         settings = AgentToolSettings(
             name=tool_name,
-            description=description or self.agent_description(agent, tool_name),
+            description=description or self.agent_description(template(), tool_name),
             return_mode=check_return_mode(return_mode),
             history=mode,
             timeout=timeout,
@@ -374,6 +381,12 @@ class Integration(Generic[ToolT, AgentT]):
         if answer is None:
             raise IntegrationError(f"integration {self.name!r} does not export tools")
         return answer
+
+    def agent_template(self, agent: Any) -> Any:
+        """What ``agent_name`` and ``agent_description`` read when ``agent_tool`` was given
+        no name or description: the agent itself, or (where ``<fw>_agent_tool`` takes a
+        factory) the agent one builds, once per ``agent_tool`` call."""
+        return agent
 
     def agent_name(self, agent: Any) -> str:
         """The framework agent's own name (the default tool name)."""

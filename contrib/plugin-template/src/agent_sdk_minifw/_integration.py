@@ -33,8 +33,6 @@ class MiniIntegration(Integration["Tool", "Agent"]):
     )
     harness = "agent_sdk_minifw.testing:MiniHarness"
     history_modes = ("fresh",)
-    tool_options = ()  # minifw tools take no options of their own
-    agent_tool_options = ()
 
     def export_tool(
         self,

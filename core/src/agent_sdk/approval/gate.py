@@ -24,11 +24,16 @@ from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
 from agent_sdk.context import CallContext
 from agent_sdk.deprecated import warn
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
+from agent_sdk.failures import record_failure
 from agent_sdk.redaction import safe_message
 from agent_sdk.run import note_pending_approval
-from agent_sdk.spec import ToolSpec, arguments_digest, canonical_json, digest_of
-
-_TEXT = (str, bytes, bytearray)
+from agent_sdk.spec import (
+    ToolSpec,
+    arguments_digest,
+    canonical_json,
+    copy_arguments,
+    digest_of,
+)
 
 
 def approval_request(tool: str, arguments: Mapping[str, Any], ctx: CallContext) -> ApprovalRequest:
@@ -215,15 +220,16 @@ class ApprovalGate:
     async def _decide(
         self, spec: ToolSpec, arguments: Any, ctx: CallContext, *, private: bool
     ) -> Admission:
+        if (private or spec.confirm is not False) and isinstance(arguments, Mapping):
+            # Objects a framework handed us may still change (while a reviewer decides, or
+            # until a kept decision runs): what is validated, approved and run is a copy
+            # taken now. Parsed text is ours already.
+            arguments = copy_arguments(arguments)
         try:
             validated = spec.validate(arguments)
         except ToolError as exc:
             return Admission(spec, ctx, error=exc)
         confirm = spec.confirm is not False and confirm_required(spec, validated)
-        if (confirm or private) and not isinstance(arguments, _TEXT):
-            # Objects a framework handed us may still change (while a reviewer decides, or
-            # until a kept decision runs): what runs is a copy taken now. Parsed text is ours.
-            validated = validated.model_copy(deep=True)
         if not confirm:
             return Admission(spec, ctx, validated)
         dump = validated.model_dump(mode="json")
@@ -254,6 +260,9 @@ class ApprovalGate:
                 return
             await ask_port(self.port, request, canonical=canonical)
         except ToolError as exc:
+            # Kept for the host by call id (``tool_error``), also for a call the framework
+            # pauses or refuses itself and so never reaches the executor.
+            record_failure(request.call_id, exc)
             if exc.approval_id is not None:
                 note_pending_approval(exc.approval_id)
             raise

@@ -9,7 +9,6 @@ secret, and good for one use.
 from __future__ import annotations
 
 import base64
-import hashlib
 import hmac
 import json
 import os
@@ -33,8 +32,9 @@ class ApprovalToken:
     signature: str = field(repr=False)
 
     def payload(self) -> bytes:
-        parts = [self.run_id, self.thread_id or "", self.call_id or "", self.tool, self.digest]
-        return "\x00".join([*parts, self.nonce]).encode()
+        return _payload(
+            self.run_id, self.thread_id, self.call_id, self.tool, self.digest, self.nonce
+        )
 
     def encode(self) -> str:
         body = json.dumps(
@@ -59,6 +59,12 @@ class ApprovalToken:
         return token
 
 
+def _payload(
+    run_id: str, thread_id: str | None, call_id: str | None, tool: str, digest: str, nonce: str
+) -> bytes:
+    return "\x00".join((run_id, thread_id or "", call_id or "", tool, digest, nonce)).encode()
+
+
 class TokenAuthority:
     """Mints and verifies one-use tokens with a secret that never leaves this process."""
 
@@ -69,15 +75,14 @@ class TokenAuthority:
         self.ttl = ttl
 
     def _sign(self, payload: bytes) -> str:
-        return hmac.new(self._secret, payload, hashlib.sha256).hexdigest()
+        return hmac.digest(self._secret, payload, "sha256").hex()  # one-shot, in C
 
     def mint(
         self, *, run_id: str, thread_id: str | None, call_id: str | None, tool: str, digest: str
     ) -> ApprovalToken:
-        unsigned = ApprovalToken(run_id, thread_id, call_id, tool, digest, os.urandom(16).hex(), "")
-        token = ApprovalToken(
-            run_id, thread_id, call_id, tool, digest, unsigned.nonce, self._sign(unsigned.payload())
-        )
+        nonce = os.urandom(16).hex()
+        signature = self._sign(_payload(run_id, thread_id, call_id, tool, digest, nonce))
+        token = ApprovalToken(run_id, thread_id, call_id, tool, digest, nonce, signature)
         now = time.monotonic()
         with self._lock:
             self._prune(now)

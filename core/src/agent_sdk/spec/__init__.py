@@ -19,6 +19,7 @@ from agent_sdk.spec._arguments import (
     MAX_ARGUMENT_BYTES,
     MAX_ARGUMENT_DEPTH,
     clip,
+    copy_arguments,
     describe_validation_error,
     mentions_model,
     parse_arguments,
@@ -36,6 +37,7 @@ __all__ = [
     "ToolSpec",
     "arguments_digest",
     "canonical_json",
+    "copy_arguments",
     "digest_of",
     "parse_arguments",
 ]

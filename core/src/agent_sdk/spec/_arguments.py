@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Mapping
@@ -49,6 +50,23 @@ def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
         if problem:
             raise _invalid(tool, problem)
     return dict(arguments)
+
+
+def copy_arguments(value: Any, depth: int = 0) -> Any:
+    """A private copy of parsed arguments: dicts, lists and tuples copied, JSON's immutable
+    values shared, anything else deep-copied. Past MAX_ARGUMENT_DEPTH it stops copying
+    (validation refuses such arguments anyway)."""
+    kind = type(value)
+    if kind in _IMMUTABLE or depth > MAX_ARGUMENT_DEPTH:
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return {k: copy_arguments(v, depth + 1) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [copy_arguments(v, depth + 1) for v in value]
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE: frozenset[type] = frozenset({str, int, float, bool, type(None)})
 
 
 def _problem(value: Any, *, values: bool) -> str | None:

@@ -64,7 +64,6 @@ class AG2Integration(Integration["AgentSDKTool", "Agent"]):
     history_modes = ("fresh", "shared")
     provider = "ag2"
     tool_options = ("middleware",)
-    agent_tool_options = ()
 
     def export_tool(
         self,

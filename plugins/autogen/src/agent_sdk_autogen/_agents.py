@@ -153,26 +153,20 @@ async def _drive_team(team: Team, text: str, token: CancellationToken) -> list[I
 
 
 # -- the agent tool ----------------------------------------------------------------------------
-def sample(agent: Any, cache: dict[int, Any] | None, *, need: str | None) -> Runner | None:
+def sample(agent: Any) -> Runner | None:
     """The agent or team an agent tool takes its name and description from: ``agent``
-    itself, or the one a sync factory builds (once per ``cache``); None for an async
-    factory (then ``need="name"`` is a ConfigurationError: it cannot be built here)."""
+    itself, or the one a sync factory builds (the core asks once per ``agent_tool`` call);
+    None for an async factory (it cannot be built here)."""
     if isinstance(agent, (ChatAgent, Team)):
         return agent
     _check_factory(agent)
     if inspect.iscoroutinefunction(agent):
-        if need is not None:
-            raise ConfigurationError(f"give {need}= for an async agent or team factory")
         return None
-    made = None if cache is None else cache.get(id(agent))
-    if made is None:
-        made = agent()
-        if not isinstance(made, (ChatAgent, Team)):
-            raise ConfigurationError(
-                f"the factory returned {type(made).__name__}, not an AutoGen agent or team"
-            )
-        if cache is not None:
-            cache[id(agent)] = made
+    made = agent()
+    if not isinstance(made, (ChatAgent, Team)):
+        raise ConfigurationError(
+            f"the factory returned {type(made).__name__}, not an AutoGen agent or team"
+        )
     return made
 
 

@@ -7,7 +7,6 @@ Listing plugins imports this module, so it does not import AutoGen: the methods 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
@@ -22,9 +21,6 @@ from agent_sdk.integration import (
 )
 
 _AGENTCHAT = "autogen_agentchat"
-
-# The factories built once (in one agent_tool call) to read their agent's name/description.
-_samples: ContextVar[dict[int, Any] | None] = ContextVar("agent_sdk_autogen_samples", default=None)
 
 
 if TYPE_CHECKING:  # the native tool type the Integration base names (as a string)
@@ -72,8 +68,6 @@ class AutogenIntegration(Integration["AutogenTool", Any]):
     harness = "agent_sdk_autogen.testing:AutogenHarness"
     history_modes = ("fresh", "fork", "shared")
     provider = "autogen"
-    tool_options = ()
-    agent_tool_options = ()
     option_hints: ClassVar[Mapping[str, str]] = {
         "middleware": "AutoGen 0.7 has no tool middleware; use approval= for the approval gate"
     }
@@ -91,27 +85,20 @@ class AutogenIntegration(Integration["AutogenTool", Any]):
 
         return AutogenTool(spec, executor=executor or Executor(), gate=gate)
 
-    def agent_tool(self, agent: Any, **kwargs: Any) -> Any:
-        """As ``Integration.agent_tool``; ``agent`` is an AutoGen agent or team, or a factory
-        of one (a sync factory is built once here to read the name and description)."""
-        token = _samples.set({})
-        try:
-            return super().agent_tool(agent, **kwargs)
-        finally:
-            _samples.reset(token)
+    def agent_template(self, agent: Any) -> Any:
+        """``agent`` is an AutoGen agent or team, or a factory of one: a sync factory is built
+        once here to read the name and description; an async one cannot be (None)."""
+        from agent_sdk_autogen._agents import sample
+
+        return sample(agent)
 
     def agent_name(self, agent: Any) -> str:
-        from agent_sdk_autogen._agents import sample
-
-        made = sample(agent, _samples.get(), need="name")
-        assert made is not None  # an async factory without name= is refused
-        return super().agent_name(made)
+        if agent is None:
+            raise ConfigurationError("give name= for an async agent or team factory")
+        return super().agent_name(agent)
 
     def agent_description(self, agent: Any, name: str) -> str:
-        from agent_sdk_autogen._agents import sample
-
-        made = sample(agent, _samples.get(), need=None)
-        text = getattr(made, "description", None)
+        text = getattr(agent, "description", None)
         return text if isinstance(text, str) and text.strip() else f"Ask {name}."
 
     def agent_spec(

@@ -65,7 +65,6 @@ class FastAgentIntegration(Integration["AgentSDKTool", Any]):
     aliases = ("fast_agent", "fast-agent-mcp")
     harness = "agent_sdk_fast_agent.testing:FastAgentHarness"
     history_modes = ("fresh", "fork", "shared")
-    tool_options = ()
     agent_tool_options = ("output_model", "confirm", "display")
     option_hints: ClassVar[Mapping[str, str]] = {
         "gate": "gate fast-agent's own tools with fast_agent_instrument(agent, gate=...)",

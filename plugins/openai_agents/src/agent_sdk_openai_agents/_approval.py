@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict
 from typing import Any
 
 from agents import RunContextWrapper
 from agents.tracing import get_current_span
 
-from agent_sdk import ConfigurationError, Decision, ErrorKind, Executor, ToolError
+from agent_sdk import ConfigurationError, Decision, ErrorKind, Executor, ToolError, tool_error
 from agent_sdk.integration import ApprovalGate
 from agent_sdk_openai_agents._context import bind_tool_context
-from agent_sdk_openai_agents._tools import remember_pending
 
 _MAX_KEPT = 4096
 _warned: set[str] = set()
@@ -41,26 +39,25 @@ class NativeApproval:
             gate = Executor().gate(gate)
         self.gate = gate
         self.tool = tool
-        self._refusals: OrderedDict[str, ToolError | None] = OrderedDict()
+        self._seen: dict[str, None] = {}  # call ids, for the deprecated ``decisions`` only
 
     async def __call__(
         self, run_ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
     ) -> bool:
         tool = self.tool or _tool_name()
+        self._seen[call_id] = None
+        while len(self._seen) > _MAX_KEPT:
+            del self._seen[next(iter(self._seen))]
         ctx = bind_tool_context(run_ctx, call_id)
-        error = await self.gate.decide_native(tool, dict(params), ctx)
-        self._refusals[call_id] = error
-        self._refusals.move_to_end(call_id)
-        while len(self._refusals) > _MAX_KEPT:
-            self._refusals.popitem(last=False)
-        if error is not None and error.kind is ErrorKind.APPROVAL_PENDING:
-            remember_pending(call_id, error)
-        return error is not None
+        # The gate keeps a refusal for the host by call id (``tool_error``): ``refusal``.
+        return await self.gate.decide_native(tool, dict(params), ctx) is not None
 
     def refusal(self, call_id: str) -> ToolError | None:
         """Why the call ``call_id`` was paused (``approval-denied`` or ``approval-pending``),
         None for a call that was let through or never seen."""
-        return self._refusals.get(call_id)
+        error = tool_error(call_id)
+        refused = (ErrorKind.APPROVAL_DENIED, ErrorKind.APPROVAL_PENDING)
+        return error if error is not None and error.kind in refused else None
 
     @property
     def decisions(self) -> dict[str, Decision]:
@@ -72,7 +69,7 @@ class NativeApproval:
                 DeprecationWarning,
                 stacklevel=2,
             )
-        return {call_id: _as_decision(error) for call_id, error in self._refusals.items()}
+        return {call_id: _as_decision(self.refusal(call_id)) for call_id in self._seen}
 
 
 def _as_decision(error: ToolError | None) -> Decision:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import threading
 import weakref
 from typing import Any
 
@@ -13,7 +12,7 @@ from agents.tool import FunctionToolCustomDataContext
 from agents.tool_context import ToolContext
 from agents.tracing import SpanError, get_current_span
 
-from agent_sdk import Executor, ToolError, ToolSpec
+from agent_sdk import Executor, ToolError, ToolSpec, tool_error
 from agent_sdk.integration import ApprovalGate
 from agent_sdk_openai_agents import _tracing
 from agent_sdk_openai_agents._context import bind_tool_context
@@ -29,22 +28,12 @@ current_tool_context: contextvars.ContextVar[ToolContext[Any] | None] = contextv
     "agent_sdk_openai_agents_tool_context", default=None
 )
 
-# Approval-pending errors by call id, for hosts that report them (see testing.py).
-_pending: dict[str, ToolError] = {}
-_pending_lock = threading.Lock()
-
 
 def pending_error(call_id: str | None) -> ToolError | None:
-    """The approval-pending error our policy raised for ``call_id``, if any."""
-    with _pending_lock:
-        return _pending.get(call_id or "")
-
-
-def remember_pending(call_id: str, error: ToolError) -> None:
-    with _pending_lock:
-        if len(_pending) > 4096:
-            _pending.pop(next(iter(_pending)))
-        _pending[call_id] = error
+    """The approval-pending error the gate answered for ``call_id`` (the SDK paused the
+    call), if that is what it answered last: the core keeps it (``tool_error``)."""
+    error = tool_error(call_id)
+    return error if error is not None and error.approval_id is not None else None
 
 
 # The agent behind each agent-tool spec (by id, dropped with the spec): its FunctionTool is
@@ -84,11 +73,7 @@ class _ToolRuntime:
         arguments = self.exported.map_back_value(params)
         ctx = bind_tool_context(run_ctx, call_id)
         admission = await self.gate.decide_early(self.spec, arguments, ctx)
-        if admission.pending:
-            assert admission.error is not None
-            remember_pending(call_id, admission.error)
-            return True
-        return False
+        return admission.pending  # the gate keeps the pending error for the host
 
     async def invoke(self, tool_context: ToolContext[Any], args_json: str) -> str:
         # The gate's decision from needs_approval, if it kept one for this call, is taken by

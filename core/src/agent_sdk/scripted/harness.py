@@ -117,11 +117,11 @@ class Harness(ABC):
             raise IntegrationError(f"{self.integration}: the harness has no endpoint")
         return self.endpoint.instructions(instructions or f"You are {name}.", turns)
 
-    @abstractmethod
     def export_tool(
         self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
     ) -> Any:
-        """The plugin's public export function (e.g. ``ag2_tool``)."""
+        """The plugin's public export function (``<fw>_tool``: ``Integration.tool``)."""
+        return self._integration().tool(spec, executor=executor, approval=approval)
 
     @abstractmethod
     def advertised(self, tool: Any) -> dict[str, Any]:
@@ -131,7 +131,6 @@ class Harness(ABC):
         """The neutral schema after the framework's documented adjustments."""
         return spec.json_schema()
 
-    @abstractmethod
     def export_agent_tool(
         self,
         agent: ScriptedAgent,
@@ -140,8 +139,34 @@ class Harness(ABC):
         timeout: float | None = None,
         input_schema: Any = None,
     ) -> Any:
-        """Build ``agent`` in the framework with a scripted model and return the plugin's
-        agent tool for it (e.g. ``ag2_agent_tool``)."""
+        """The plugin's agent tool (``<fw>_agent_tool``: ``Integration.agent_tool``) for
+        ``native_agent(agent)``, named and described as ``agent`` is, with the harness's
+        ``agent_tool_options``."""
+        return self._integration().agent_tool(
+            self.native_agent(agent),
+            name=agent.name,
+            description=agent.description,
+            return_mode=return_mode,
+            timeout=timeout,
+            input_schema=input_schema,
+            **self.agent_tool_options(),
+        )
+
+    def agent_tool_options(self) -> dict[str, Any]:
+        """The framework's own options ``export_agent_tool`` passes (default: none)."""
+        return {}
+
+    def endpoint_model(self) -> Any:
+        """The one place a harness wires its HTTP endpoint: what this framework's agents are
+        built with to talk to ``self.endpoint`` through the framework's own OpenAI client
+        (AG2: a ``ModelConfig``; AutoGen: a model client; openai-agents: a ``Model``;
+        fast-agent: the model string, its app's providers pointed at the endpoint)."""
+        raise NotImplementedError(f"{self.integration}: the harness drives no HTTP endpoint")
+
+    def _integration(self) -> Any:
+        from agent_sdk.plugins import get_integration
+
+        return get_integration(self.integration)
 
     def native_agent(self, agent: ScriptedAgent) -> Any:
         """``agent`` built in the framework with a scripted model, as the plugin's

@@ -224,14 +224,15 @@ BROKEN = {
             def export_agent_tool(self, agent, *, return_mode="last", timeout=None, input_schema=None):
                 return minifw_agent_tool(Agent(agent.name, agent.turns, agent.tools), description=agent.description, return_mode="all", timeout=timeout, input_schema=input_schema)
     """,
-    # Declares no options and drops the ones it is given without a word (C0): a typo'd
-    # option does nothing.
+    # Skips the core's refusal of undeclared options and drops them without a word (C0): a
+    # typo'd option does nothing.
     "lax-options": """
         from agent_sdk.integration import hookimpl
         from agent_sdk_minifw._integration import MiniIntegration
         from agent_sdk_minifw.testing import MiniHarness
         class Lax(MiniIntegration):
-            tool_options = agent_tool_options = None
+            def _refuse_other_options(self, declared, what, options):
+                pass
             def export_tool(self, spec, *, executor=None, gate=None, **options):
                 return super().export_tool(spec, executor=executor, gate=gate)
             def agent_spec(self, agent, settings, **options):

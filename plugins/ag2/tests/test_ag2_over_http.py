@@ -29,7 +29,7 @@ from agent_sdk.testing import ScriptedAgent, ToolCall, Turn
 from agent_sdk.testing.contract import Recorder, error_of, run
 from agent_sdk.testing.over_http import HttpContractSuite
 from agent_sdk_ag2 import ag2_tool
-from agent_sdk_ag2.testing import AG2Harness, endpoint_config, seen_results
+from agent_sdk_ag2.testing import AG2Harness, seen_results
 
 
 class TestAG2ContractOverHttp(HttpContractSuite):
@@ -155,7 +155,7 @@ def test_history_stored_as_json_holds_the_repaired_call(
     call = ToolCall("add", '{"a": 1, "b": 20')
     prompt = endpoint.instructions("You add.", [Turn.call(call), Turn.say("done")])
     storage = JsonStorage()
-    agent = Agent("adder", prompt, config=endpoint_config(endpoint), tools=[tool])
+    agent = Agent("adder", prompt, config=AG2Harness(endpoint).endpoint_model(), tools=[tool])
 
     async def main() -> tuple[str | None, list[Any]]:
         conversation = MemoryStream(storage)

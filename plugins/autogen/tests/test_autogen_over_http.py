@@ -29,7 +29,7 @@ from agent_sdk.scripted.server import ScriptedServer
 from agent_sdk.testing.contract import Recorder, error_of
 from agent_sdk.testing.over_http import HttpContractSuite
 from agent_sdk_autogen import autogen_agent_tool, autogen_instrument, autogen_run, autogen_tool
-from agent_sdk_autogen.testing import AutogenHarness, endpoint_client
+from agent_sdk_autogen.testing import AutogenHarness
 
 
 class TestAutogenContractOverHttp(HttpContractSuite):
@@ -55,7 +55,7 @@ def agent(
     **client_options: Any,
 ) -> AssistantAgent:
     endpoint = server.endpoint(stream=stream)
-    client = endpoint_client(endpoint)
+    client = AutogenHarness(endpoint).endpoint_model()
     if client_options:
         from autogen_ext.models.openai import OpenAIChatCompletionClient
 
@@ -280,7 +280,7 @@ async def test_only_the_instances_run_change_class(server: ScriptedServer) -> No
     endpoint = server.endpoint()
     mine = Mine(
         "mine",
-        endpoint_client(endpoint),
+        AutogenHarness(endpoint).endpoint_model(),
         system_message=endpoint.instructions("x", [Turn.say("ok")]),
     )
     result = await autogen_run(mine, task="hi")
@@ -288,5 +288,9 @@ async def test_only_the_instances_run_change_class(server: ScriptedServer) -> No
     assert isinstance(mine, Mine) and mine.greeting() == "mine", "the user's class stays a base"
     assert type(mine).__name__ == "Mine" and type(mine) is not Mine
     assert mine.dump_component().provider == "autogen_agentchat.agents.AssistantAgent"
-    assert type(Mine("other", endpoint_client(endpoint))) is Mine, "classes are never changed"
-    assert type(AssistantAgent("plain", endpoint_client(endpoint))) is AssistantAgent
+    assert type(Mine("other", AutogenHarness(endpoint).endpoint_model())) is Mine, (
+        "classes are never changed"
+    )
+    assert (
+        type(AssistantAgent("plain", AutogenHarness(endpoint).endpoint_model())) is AssistantAgent
+    )

@@ -39,16 +39,17 @@ from ag2.events import (
 )
 from ag2.testing import TestClient, TestConfig
 
-from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec
+from agent_sdk import ToolSpec
+from agent_sdk.deprecated import module_getattr
 from agent_sdk.integration import Harness
 from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
-from agent_sdk_ag2 import ag2_agent_tool, ag2_instrument, ag2_tool
+from agent_sdk_ag2 import ag2_instrument
 from agent_sdk_ag2._agents import _part_text
 
 if TYPE_CHECKING:
     from agent_sdk.scripted import Api, Endpoint
 
-__all__ = ["AG2Harness", "ScriptedConfig", "endpoint_config", "seen_results"]
+__all__ = ["AG2Harness", "ScriptedConfig", "seen_results"]
 
 
 class ScriptedConfig(TestConfig):
@@ -126,7 +127,7 @@ def seen_results(events: Iterable[Any]) -> list[SeenResult]:
     return seen
 
 
-def endpoint_config(endpoint: Endpoint) -> ModelConfig:
+def _endpoint_config(endpoint: Endpoint) -> ModelConfig:
     """AG2's own OpenAI config for ``endpoint``: ``OpenAIConfig`` (Chat Completions; it asks
     for usage on streams itself) or ``OpenAIResponsesConfig``.
 
@@ -176,7 +177,7 @@ def _loop_http_client() -> httpx2.AsyncClient:
 
 class AG2Harness(Harness):
     """Drives a real AG2 ``Agent`` whose model is a ``ScriptedConfig``, or with an endpoint
-    AG2's own OpenAI client (``endpoint_config``) over HTTP."""
+    AG2's own OpenAI client (``endpoint_model``) over HTTP."""
 
     apis: ClassVar[tuple[Api, ...]] = ("chat", "responses")
     integration = "ag2"
@@ -184,11 +185,6 @@ class AG2Harness(Harness):
     error_flag = True  # ToolErrorEvent
     text_with_calls = True
     schema_adjustments = "AG2 removes the top-level 'title' of the parameters schema"
-
-    def export_tool(
-        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
-    ) -> Any:
-        return ag2_tool(spec, executor=executor, approval=approval)
 
     def advertised(self, tool: Any) -> dict[str, Any]:
         function = tool.schema.function  # what Agent sends the model (FunctionTool.schemas)
@@ -203,20 +199,13 @@ class AG2Harness(Harness):
         schema.pop("title", None)
         return schema
 
-    def export_agent_tool(
-        self,
-        agent: ScriptedAgent,
-        *,
-        return_mode: ReturnMode = "last",
-        timeout: float | None = None,
-        input_schema: Any = None,
-    ) -> Any:
-        return ag2_agent_tool(
-            self.native_agent(agent),
-            return_mode=return_mode,
-            timeout=timeout,
-            input_schema=input_schema,
-        )
+    def endpoint_model(self) -> ModelConfig:
+        """AG2's own OpenAI config for the endpoint: ``OpenAIConfig`` (Chat Completions; it
+        asks for usage on streams itself) or ``OpenAIResponsesConfig``, whose clients share
+        one httpx client per event loop."""
+        if self.endpoint is None:
+            return super().endpoint_model()  # type: ignore[no-any-return]
+        return _endpoint_config(self.endpoint)
 
     def native_agent(self, agent: ScriptedAgent) -> Agent:
         prompt, config = self._model(agent.name, agent.instructions, agent.turns)
@@ -234,7 +223,7 @@ class AG2Harness(Harness):
         an agent the harness builds."""
         if self.endpoint is None:
             return None, ScriptedConfig(turns)
-        return self.system_prompt(name, instructions, turns), endpoint_config(self.endpoint)
+        return self.system_prompt(name, instructions, turns), self.endpoint_model()
 
     async def run(
         self, tools: Sequence[Any], turns: Sequence[Turn], *, instructions: str | None = None
@@ -264,3 +253,8 @@ class AG2Harness(Harness):
             exceptions=exceptions,
             events=list(events),
         )
+
+
+# endpoint_config(endpoint) is AG2Harness(endpoint).endpoint_model() now (it warns once:
+# agent_sdk.deprecated).
+__getattr__ = module_getattr(__name__)

@@ -3,7 +3,7 @@
 Every run goes through a real ``AssistantAgent`` whose model is a
 ``ReplayChatCompletionClient`` (AutoGen's own test client) playing the kit's turns. Built with
 an ``agent_sdk.scripted.Endpoint`` (``AutogenHarness(endpoint)``), every agent runs on
-AutoGen's own ``OpenAIChatCompletionClient`` instead (``endpoint_client``: the endpoint's
+AutoGen's own ``OpenAIChatCompletionClient`` instead (``endpoint_model()``: the endpoint's
 base URL, model and key; streamed with ``model_client_stream=True``), with the scripted
 server's key in its system message (``Harness.system_prompt``). AutoGen 0.7 has no Responses
 API client for ``AssistantAgent`` (``autogen_ext.agents.openai.OpenAIAgent`` uses that API
@@ -32,10 +32,10 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
+from agent_sdk import tool_error
+from agent_sdk.deprecated import module_getattr
 from agent_sdk.integration import Harness
 from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, Turn
-from agent_sdk_autogen import autogen_agent_tool, autogen_tool
 from agent_sdk_autogen._agent_loop import autogen_run
 from agent_sdk_autogen._runs import conversation_id as _conversation_id
 
@@ -154,7 +154,7 @@ def scripted_agent(
     )
 
 
-def endpoint_client(
+def _endpoint_client(
     endpoint: Endpoint, *, model_info: ModelInfo | None = None
 ) -> OpenAIChatCompletionClient:
     """AutoGen's own OpenAI client for ``endpoint`` (Chat Completions). Streaming is the
@@ -192,11 +192,6 @@ class AutogenHarness(Harness):
     # inside the run): not part of the GenAI skeleton.
     internal_spans = ("create_agent ",)
 
-    def export_tool(
-        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
-    ) -> Any:
-        return autogen_tool(spec, executor=executor, approval=approval)
-
     def advertised(self, tool: Any) -> dict[str, Any]:
         schema: Mapping[str, Any] = tool.schema
         return {
@@ -205,22 +200,12 @@ class AutogenHarness(Harness):
             "parameters": schema.get("parameters", {}),
         }
 
-    def export_agent_tool(
-        self,
-        agent: ScriptedAgent,
-        *,
-        return_mode: ReturnMode = "last",
-        timeout: float | None = None,
-        input_schema: Any = None,
-    ) -> Any:
-        return autogen_agent_tool(
-            self.native_agent(agent),
-            name=agent.name,
-            description=agent.description,
-            return_mode=return_mode,
-            timeout=timeout,
-            input_schema=input_schema,
-        )
+    def endpoint_model(self) -> OpenAIChatCompletionClient:
+        """AutoGen's own OpenAI client for the endpoint (Chat Completions); a new one per
+        agent, as an application builds it."""
+        if self.endpoint is None:
+            return super().endpoint_model()  # type: ignore[no-any-return]
+        return _endpoint_client(self.endpoint)
 
     def native_agent(self, agent: ScriptedAgent) -> Callable[[], AssistantAgent]:
         """A factory: a new agent and model client per call, so the kit's child plays its
@@ -257,7 +242,7 @@ class AutogenHarness(Harness):
             return scripted_agent(name, turns, tools=tools, description=description)
         return AssistantAgent(
             name,
-            endpoint_client(self.endpoint),
+            self.endpoint_model(),
             tools=list(tools) or None,
             description=description,
             system_message=prompt,
@@ -299,6 +284,9 @@ __all__ = [
     "FUNCTION_CALLING",
     "AutogenHarness",
     "ScriptedChatCompletionClient",
-    "endpoint_client",
     "scripted_agent",
 ]
+
+# endpoint_client(endpoint) is AutogenHarness(endpoint).endpoint_model() now (it warns
+# once: agent_sdk.deprecated).
+__getattr__ = module_getattr(__name__)

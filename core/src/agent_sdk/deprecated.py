@@ -132,7 +132,15 @@ DEPRECATED: Final[Mapping[str, str | Replaced]] = {
     ),
     # -- the plugins' own names: 0.1 names, and one name for the top-agent opt-in (0.2) ----
     "agent_sdk_ag2.agent_sdk_integrations": "agent_sdk_ag2._integration.agent_sdk_integrations",
+    "agent_sdk_ag2.testing.endpoint_config": Replaced(
+        "agent_sdk_ag2.testing.AG2Harness(endpoint).endpoint_model()",
+        served="agent_sdk_ag2.testing._endpoint_config",
+    ),
     "agent_sdk_autogen.autogen_prepare": "agent_sdk_autogen.autogen_instrument",
+    "agent_sdk_autogen.testing.endpoint_client": Replaced(
+        "agent_sdk_autogen.testing.AutogenHarness(endpoint).endpoint_model()",
+        served="agent_sdk_autogen.testing._endpoint_client",
+    ),
     "agent_sdk_openai_agents.tool_error": "agent_sdk.tool_error",
     "agent_sdk_openai_agents.instrument": "agent_sdk_openai_agents.openai_agents_instrument",
     "agent_sdk_fast_agent.instrument": "agent_sdk_fast_agent.fast_agent_instrument",

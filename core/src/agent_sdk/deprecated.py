@@ -156,7 +156,7 @@ DEPRECATED: Final[Mapping[str, str | Replaced]] = {
     "agent_sdk_minifw.export_agent_tool": "agent_sdk_minifw.minifw_agent_tool",
     "agent_sdk_minifw.minifw_observer": Replaced(
         "agent_sdk_minifw.minifw_instrument(agent), which adds the observer",
-        served="agent_sdk_minifw._observer",
+        served="agent_sdk_minifw._tracing._observer",
     ),
 }
 

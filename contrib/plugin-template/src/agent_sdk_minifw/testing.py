@@ -5,39 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec
 from agent_sdk.integration import Harness
 from agent_sdk.scripted import RunResult, ScriptedAgent, Turn
-from agent_sdk_minifw import minifw_agent_tool, minifw_instrument, minifw_tool
+from agent_sdk_minifw import minifw_instrument
 from agent_sdk_minifw.framework import Agent
 
 
 class MiniHarness(Harness):
-    integration = "minifw"
+    """export_tool and export_agent_tool are the base's (``minifw_tool`` and
+    ``minifw_agent_tool`` on ``native_agent``); minifw has no HTTP client, so no
+    ``endpoint_model``."""
 
-    def export_tool(
-        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
-    ) -> Any:
-        return minifw_tool(spec, executor=executor, approval=approval)
+    integration = "minifw"
 
     def advertised(self, tool: Any) -> dict[str, Any]:
         return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
-
-    def export_agent_tool(
-        self,
-        agent: ScriptedAgent,
-        *,
-        return_mode: ReturnMode = "last",
-        timeout: float | None = None,
-        input_schema: Any = None,
-    ) -> Any:
-        return minifw_agent_tool(
-            self.native_agent(agent),
-            description=agent.description,
-            return_mode=return_mode,
-            timeout=timeout,
-            input_schema=input_schema,
-        )
 
     def native_agent(self, agent: ScriptedAgent) -> Agent:
         return Agent(agent.name, agent.turns, agent.tools)

@@ -1,14 +1,18 @@
-"""agent-sdk plugin template: minifw tools and agents-as-tools."""
+"""agent-sdk plugin template: minifw tools and agents-as-tools.
+
+Importing this package does not import minifw: ``minifw_instrument`` loads it on first use,
+the functions below when they are called.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_sdk.integration import lazy_exports
 from agent_sdk_minifw._integration import INTEGRATION
 
 if TYPE_CHECKING:
-    from agent_sdk_minifw.framework import Agent
+    from agent_sdk_minifw._tracing import minifw_instrument
 
 
 # The public shape is the integration's own, written once in the core: minifw_tool(
@@ -19,28 +23,9 @@ minifw_tools = INTEGRATION.tools
 minifw_agent_tool = INTEGRATION.agent_tool
 
 
-def minifw_instrument(agent: Agent) -> Agent:
-    """Trace a top-level minifw agent the way agent-sdk traces the agents it runs: an
-    ``invoke_agent`` span per run and a ``chat`` span per model call, in the run's tree.
-    Adds the observer once; returns ``agent``."""
-    from agent_sdk_minifw._tracing import SpanObserver
-
-    if not any(isinstance(o, SpanObserver) for o in agent.observers):
-        agent.observers.append(SpanObserver())
-    return agent
-
-
-def _observer() -> Any:
-    """What the deprecated ``minifw_observer()`` still answers: the observer to pass
-    yourself (``minifw_instrument`` adds it)."""
-    from agent_sdk_minifw._tracing import SpanObserver
-
-    return SpanObserver()
-
-
 __all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_instrument", "minifw_tool", "minifw_tools"]
 
-# The 0.1 names (export_tool, export_agent_tool, minifw_observer) still work for one release
-# and warn once: they are entries of agent-sdk's table (agent_sdk.deprecated), which
-# lazy_exports asks.
-__getattr__ = lazy_exports(__name__, {})
+# minifw_instrument loads minifw on first use. The 0.1 names (export_tool,
+# export_agent_tool, minifw_observer) still work for one release and warn once: they are
+# entries of agent-sdk's table (agent_sdk.deprecated), which lazy_exports asks.
+__getattr__ = lazy_exports(__name__, {"minifw_instrument": "agent_sdk_minifw._tracing"})

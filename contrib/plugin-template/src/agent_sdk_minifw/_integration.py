@@ -16,7 +16,6 @@ from agent_sdk.integration import (
     CallContext,
     Integration,
     Requirement,
-    bind_call,
     hookimpl,
 )
 
@@ -53,7 +52,9 @@ class MiniIntegration(Integration["Tool", "Agent"]):
 
     def bind_context(self, event: Any) -> CallContext:
         """minifw's ToolEvent -> CallContext: call id, and the session as conversation."""
-        return bind_call(call_id=event.call_id, conversation_id=event.session_id)
+        from agent_sdk_minifw._context import bind_event
+
+        return bind_event(event)
 
 
 INTEGRATION = MiniIntegration()

@@ -1,7 +1,7 @@
 """minifw has no tracing of its own: an observer emits the top agent's ``invoke_agent`` span
 and a ``chat`` span per model call, so its trace has the same skeleton as every framework's
 (C13). Sub-agents get their ``invoke_agent`` span from agent-sdk; their observer adds only
-the model calls."""
+the model calls. ``minifw_instrument(agent)`` is the opt-in for top-level agents."""
 
 from __future__ import annotations
 
@@ -30,3 +30,18 @@ class SpanObserver(Observer):
             response_model=report.model,
             finish_reasons=[report.finish_reason],
         )
+
+
+def minifw_instrument(agent: Agent) -> Agent:
+    """Trace a top-level minifw agent the way agent-sdk traces the agents it runs: an
+    ``invoke_agent`` span per run and a ``chat`` span per model call, in the run's tree.
+    Adds the observer once; returns ``agent``."""
+    if not any(isinstance(o, SpanObserver) for o in agent.observers):
+        agent.observers.append(SpanObserver())
+    return agent
+
+
+def _observer() -> SpanObserver:
+    """What the deprecated ``minifw_observer()`` still answers: the observer to pass
+    yourself (``minifw_instrument`` adds it)."""
+    return SpanObserver()

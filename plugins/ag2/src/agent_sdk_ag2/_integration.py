@@ -3,7 +3,7 @@
 Listing plugins imports this module, so it does not import AG2 (and the entry point loads,
 and ``get_integration("ag2")`` explains what is wrong, even when the installed ``ag2`` is
 outside the supported range or is the old 0.x package): the methods import ``_tools`` and
-``_agents`` when they are used.
+``_agents`` (and ``_context``) when they are used.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
+from agent_sdk import ConfigurationError, Executor, ToolSpec
 from agent_sdk.integration import (
     AgentToolSettings,
     ApprovalGate,
@@ -117,21 +117,9 @@ class AG2Integration(Integration["AgentSDKTool", "Agent"]):
         ``tool_call_id``). The call id is the event's id; the stream id is the conversation
         (the run id at the root, and the thread id).
         """
-        from ag2.events import ToolCallEvent
+        from agent_sdk_ag2._context import bind_event
 
-        from agent_sdk_ag2._tools import bind_stream_call
-
-        context: Any = None
-        if isinstance(event, tuple) and len(event) == 2:
-            event, context = event
-        if isinstance(event, ToolCallEvent):
-            return bind_stream_call(event.id, context)
-        if event is not None and hasattr(event, "stream") and hasattr(event, "tool_call_id"):
-            return bind_stream_call(event.tool_call_id, event)
-        raise IntegrationError(
-            f"ag2 cannot bind a context from {type(event).__name__}: pass a ToolCallEvent, "
-            "(ToolCallEvent, context) or a tool's ConversationContext"
-        )
+        return bind_event(event)
 
 
 def _check_agent(agent: Any) -> None:

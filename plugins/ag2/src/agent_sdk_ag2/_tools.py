@@ -1,6 +1,6 @@
 """The bridge to AG2 tools: a FunctionTool that runs a spec through the executor (whose
 approval gate decides each call once, after every tool middleware, so the port sees the
-arguments that run), context binding, and the budget stop.
+arguments that run), and the budget stop.
 
 AG2 behaviours this module is written around (ag2 1.2):
 
@@ -52,18 +52,11 @@ from ag2.tools.types import FunctionTool
 from ag2.utils import build_model
 
 from agent_sdk import Executor, HierarchyLimitError, ToolSpec
-from agent_sdk.integration import ApprovalGate, CallContext, bind_call
+from agent_sdk.integration import ApprovalGate
+from agent_sdk_ag2._context import bind_stream_call
 
 
-# -- context binding -----------------------------------------------------------------------
-def bind_stream_call(call_id: str | None, context: Any) -> CallContext:
-    """The CallContext of call ``call_id`` on the stream of ``context`` (an AG2
-    ``ConversationContext``, or None): the stream id is the conversation id."""
-    stream = getattr(context, "stream", None)
-    stream_id = str(stream.id) if stream is not None else None
-    return bind_call(call_id=call_id, conversation_id=stream_id)
-
-
+# -- the arguments to run ---------------------------------------------------------------
 def call_arguments(event: ToolCallEvent) -> Any:
     """The arguments to run: a dict a middleware set, else the model's raw JSON text (the
     executor parses it strictly and reports anything that is not a JSON object), also when
@@ -244,4 +237,4 @@ def build_tool(
     return AgentSDKTool(spec, executor=executor, gate=gate, middleware=middleware)
 
 
-__all__ = ["AgentSDKTool", "bind_stream_call", "build_tool"]
+__all__ = ["AgentSDKTool", "build_tool"]

@@ -45,10 +45,8 @@ from agents.tracing import gen_trace_id, generation_span
 from agents.usage import Usage
 
 from agent_sdk import (
-    ApprovalPort,
     ErrorKind,
-    Executor,
-    ReturnMode,
+    IntegrationError,
     ToolError,
     ToolSpec,
     run_scope,
@@ -234,6 +232,23 @@ def _unused_tls() -> ssl.SSLContext:
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
+def _endpoint_client(endpoint: Endpoint) -> AsyncOpenAI:
+    """An ``AsyncOpenAI`` pointed at ``endpoint``."""
+    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+
+    if endpoint.server is None:
+        return AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key)
+    # The scripted server of this process: plain HTTP on 127.0.0.1 whose answers are final
+    # (no retries with backoff), and no TLS, so not the CA bundle httpx would load for every
+    # client (~50 ms each).
+    return AsyncOpenAI(
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key,
+        max_retries=0,
+        http_client=DefaultAsyncHttpxClient(verify=_unused_tls()),
+    )
+
+
 _bridge_lock = threading.Lock()
 _bridge: OpenTelemetryBridge | None = None
 _bridge_users = 0
@@ -306,26 +321,15 @@ class OpenAIAgentsHarness(Harness):
         self._connections: dict[asyncio.AbstractEventLoop, _Connection] = {}
 
     # -- the model: scripted in-process, or the SDK's OpenAI models over HTTP ------------
-    def _client(self) -> AsyncOpenAI:
-        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
-
+    def endpoint_model(self, client: AsyncOpenAI | None = None) -> Model:
+        """The SDK's own model over the endpoint (``OpenAIResponsesModel`` or
+        ``OpenAIChatCompletionsModel``, as its API is), on ``client`` (default: a new
+        ``AsyncOpenAI`` pointed at it; runs give every agent the client of their loop)."""
         endpoint = self.endpoint
-        assert endpoint is not None
-        if endpoint.server is None:
-            return AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key)
-        # The scripted server of this process: plain HTTP on 127.0.0.1 whose answers are
-        # final (no retries with backoff), and no TLS, so not the CA bundle httpx would load
-        # for every client (~50 ms each).
-        return AsyncOpenAI(
-            base_url=endpoint.base_url,
-            api_key=endpoint.api_key,
-            max_retries=0,
-            http_client=DefaultAsyncHttpxClient(verify=_unused_tls()),
-        )
-
-    def _sdk_model(self, client: AsyncOpenAI) -> Model:
-        endpoint = self.endpoint
-        assert endpoint is not None
+        if endpoint is None:
+            raise IntegrationError(f"{self.integration}: the harness has no endpoint")
+        if client is None:
+            client = _endpoint_client(endpoint)
         if endpoint.api == "responses":
             return OpenAIResponsesModel(model=endpoint.model, openai_client=client)
         return OpenAIChatCompletionsModel(model=endpoint.model, openai_client=client)
@@ -346,8 +350,9 @@ class OpenAIAgentsHarness(Harness):
         loop = asyncio.get_running_loop()
         connection = self._connections.get(loop)
         if connection is None:
-            client = self._client()
-            connection = self._connections[loop] = _Connection(client, self._sdk_model(client))
+            assert self.endpoint is not None
+            client = _endpoint_client(self.endpoint)
+            connection = self._connections[loop] = _Connection(client, self.endpoint_model(client))
         connection.users += 1
         for agent in self._http_agents:
             agent.model = connection.model
@@ -371,13 +376,6 @@ class OpenAIAgentsHarness(Harness):
         self.stream_events += 1
 
     # -- the harness -----------------------------------------------------------------------
-    def export_tool(
-        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
-    ) -> Any:
-        from agent_sdk_openai_agents import openai_agents_tool
-
-        return openai_agents_tool(spec, executor=executor, approval=approval)
-
     def advertised(self, tool: Any) -> dict[str, Any]:
         return {
             "name": tool.name,
@@ -388,26 +386,10 @@ class OpenAIAgentsHarness(Harness):
     def expected_schema(self, spec: ToolSpec) -> dict[str, Any]:
         return export_schema(spec.json_schema()).params
 
-    def export_agent_tool(
-        self,
-        agent: ScriptedAgent,
-        *,
-        return_mode: ReturnMode = "last",
-        timeout: float | None = None,
-        input_schema: Any = None,
-    ) -> Any:
-        from agent_sdk_openai_agents import openai_agents_agent_tool
-
+    def agent_tool_options(self) -> dict[str, Any]:
+        # Over a streaming endpoint, child runs stream too: on_stream counts their events.
         streamed = self.endpoint is not None and self.endpoint.stream
-        return openai_agents_agent_tool(
-            self.native_agent(agent),
-            name=agent.name,
-            description=agent.description,
-            return_mode=return_mode,
-            timeout=timeout,
-            input_schema=input_schema,
-            on_stream=self._count_event if streamed else None,
-        )
+        return {"on_stream": self._count_event if streamed else None}
 
     def native_agent(self, agent: ScriptedAgent) -> Agent[Any]:
         if self.endpoint is None:
@@ -422,7 +404,7 @@ class OpenAIAgentsHarness(Harness):
             Agent(
                 name=agent.name,
                 instructions=self.system_prompt(agent.name, agent.instructions, agent.turns),
-                model=self._sdk_model(self._client()),
+                model=self.endpoint_model(),
                 tools=list(agent.tools),
             )
         )
@@ -450,7 +432,7 @@ class OpenAIAgentsHarness(Harness):
                 instructions=self.system_prompt(
                     "orchestrator", instructions or "You orchestrate.", turns
                 ),
-                model=self._sdk_model(self._client()),
+                model=self.endpoint_model(),
                 # What a user sets on their own agents (the SDK asks for usage on streamed
                 # Chat Completions from api.openai.com only).
                 model_settings=ModelSettings(include_usage=True),

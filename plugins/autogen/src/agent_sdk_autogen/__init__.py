@@ -17,8 +17,7 @@ from agent_sdk_autogen._integration import INTEGRATION
 
 if TYPE_CHECKING:
     from agent_sdk_autogen._agent_loop import autogen_instrument, autogen_run
-    from agent_sdk_autogen._runs import AutogenToolError, collect_tool_errors
-    from agent_sdk_autogen._tools import AutogenTool
+    from agent_sdk_autogen._tools import AutogenTool, AutogenToolError, collect_tool_errors
 
 __version__ = "0.2.0"
 
@@ -50,10 +49,10 @@ __all__ = [
 __getattr__ = lazy_exports(
     __name__,
     {
-        "AutogenToolError": "agent_sdk_autogen._runs",
+        "AutogenToolError": "agent_sdk_autogen._tools",
         "autogen_instrument": "agent_sdk_autogen._agent_loop",
         "autogen_run": "agent_sdk_autogen._agent_loop",
-        "collect_tool_errors": "agent_sdk_autogen._runs",
+        "collect_tool_errors": "agent_sdk_autogen._tools",
         "AutogenTool": "agent_sdk_autogen._tools",
     },
 )

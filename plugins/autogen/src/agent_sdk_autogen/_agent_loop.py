@@ -1,4 +1,8 @@
-"""AssistantAgent's tool loop, adapted per agent instance (never AutoGen's classes).
+"""AssistantAgent's tool loop, adapted per agent instance (never AutoGen's classes), and the
+two public ways to get it: ``autogen_instrument`` and ``autogen_run``. AutoGen-specific (no
+canonical module covers it): the loop's traps are AutoGen's. The opt-in lives here, not in
+``_tracing``: it gives the loop (arguments, usage on streams and spans), and this module
+builds on ``_tracing`` (the spans), ``_tools`` and ``_run_control``.
 
 Two traps of AutoGen 0.7.5 sit in ``AssistantAgent``'s loop, where no tool or model-client
 hook reaches (``autogen_agentchat/agents/_assistant_agent.py``):
@@ -56,7 +60,7 @@ from autogen_core.tools import BaseTool, Workbench
 from pydantic import BaseModel
 
 from agent_sdk import Usage
-from agent_sdk_autogen._runs import run_linked
+from agent_sdk_autogen._run_control import run_linked
 from agent_sdk_autogen._tools import AutogenTool, RawArguments
 from agent_sdk_autogen._tracing import adopt_agent_span, set_usage, traced
 

@@ -36,7 +36,7 @@ from autogen_core import CancellationToken
 from agent_sdk import AgentResponse, ConfigurationError, HistoryMode, Message, ToolSpec, Usage
 from agent_sdk.integration import AgentToolSettings, CallContext
 from agent_sdk_autogen._agent_loop import adapt
-from agent_sdk_autogen._runs import run_linked
+from agent_sdk_autogen._run_control import run_linked
 
 Runner = ChatAgent | Team
 Factory = Callable[[], Runner | Awaitable[Runner]]

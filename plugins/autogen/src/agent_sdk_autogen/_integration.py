@@ -1,7 +1,7 @@
 """The AutoGen 0.7 Integration and the plugin's one hook: the entry point.
 
 Listing plugins imports this module, so it does not import AutoGen: the methods import
-``_tools``, ``_agents`` and ``_runs`` when they are used.
+``_tools``, ``_agents`` and ``_context`` when they are used.
 """
 
 from __future__ import annotations
@@ -9,14 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_sdk import ConfigurationError, Executor, IntegrationError, ToolSpec
+from agent_sdk import ConfigurationError, Executor, ToolSpec
 from agent_sdk.integration import (
     AgentToolSettings,
     ApprovalGate,
     CallContext,
     Integration,
     Requirement,
-    bind_call,
     hookimpl,
 )
 
@@ -123,27 +122,9 @@ class AutogenIntegration(Integration["AutogenTool", Any]):
         """The CallContext of an AutoGen event that identifies a call: a ``FunctionCall`` or
         ``FunctionExecutionResult`` (call id), the run's ``CancellationToken`` (conversation),
         or a mapping with ``call_id`` and ``cancellation_token``."""
-        from autogen_core import CancellationToken, FunctionCall
-        from autogen_core.models import FunctionExecutionResult
+        from agent_sdk_autogen._context import bind_event
 
-        from agent_sdk_autogen._runs import bind_tool_call, conversation_id
-
-        if isinstance(event, FunctionCall):
-            return bind_call(call_id=event.id, conversation_id=None)
-        if isinstance(event, FunctionExecutionResult):
-            return bind_call(call_id=event.call_id, conversation_id=None)
-        if isinstance(event, CancellationToken):
-            return bind_call(call_id=None, conversation_id=conversation_id(event))
-        if isinstance(event, Mapping) and ("call_id" in event or "cancellation_token" in event):
-            token = event.get("cancellation_token")
-            if token is not None and not isinstance(token, CancellationToken):
-                raise ConfigurationError(
-                    "cancellation_token must be an autogen_core CancellationToken"
-                )
-            return bind_tool_call(event.get("call_id"), token)
-        raise IntegrationError(
-            f"integration 'autogen' cannot bind a context from {type(event).__name__}"
-        )
+        return bind_event(event)
 
 
 INTEGRATION = AutogenIntegration()

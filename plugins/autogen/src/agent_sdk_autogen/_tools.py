@@ -1,10 +1,13 @@
-"""ToolSpec -> AutoGen 0.7 BaseTool, with every call going through the agent-sdk executor."""
+"""ToolSpec -> AutoGen 0.7 BaseTool, with every call going through the agent-sdk executor, and
+the failed calls kept for the host (AutoGen keeps only their text)."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from autogen_core import EVENT_LOGGER_NAME, CancellationToken
@@ -12,16 +15,68 @@ from autogen_core.logging import ToolCallEvent
 from autogen_core.tools import BaseTool, ToolSchema
 from pydantic import BaseModel, ConfigDict
 
-from agent_sdk import Executor, HierarchyLimitError, ToolSpec
+from agent_sdk import Executor, HierarchyLimitError, ToolError, ToolSpec
 from agent_sdk.integration import ApprovalGate, record_failure
-from agent_sdk_autogen._runs import (
-    AutogenToolError,
-    bind_tool_call,
-    record_tool_error,
-    stop_active_run,
-)
+from agent_sdk_autogen._context import bind_tool_call
+from agent_sdk_autogen._run_control import stop_active_run
 
 _event_logger = logging.getLogger(EVENT_LOGGER_NAME)
+
+
+class AutogenToolError(Exception):
+    """A failed tool call, as raised into AutoGen so that it sets ``is_error=True``.
+
+    ``str(exc)`` is the JSON error the model sees; ``error`` is the ToolError and
+    ``exception`` the original exception (also ``__cause__``). AutoGen keeps only the text:
+    ``agent_sdk.tool_error(call_id)`` gives the ToolError of a call the host saw, and
+    :func:`collect_tool_errors` these objects for every failed call of a block.
+    """
+
+    def __init__(
+        self, text: str, *, error: ToolError, call_id: str | None, path: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(text)
+        self.text = text
+        self.error = error
+        self.call_id = call_id
+        self.path = path
+
+    @property
+    def tool(self) -> str | None:
+        return self.error.tool
+
+    @property
+    def exception(self) -> BaseException:
+        """The original exception where there is one, else the ToolError."""
+        return self.error.cause or self.error
+
+
+_errors: contextvars.ContextVar[list[AutogenToolError] | None] = contextvars.ContextVar(
+    "agent_sdk_autogen_tool_errors", default=None
+)
+
+
+@contextmanager
+def collect_tool_errors() -> Iterator[list[AutogenToolError]]:
+    """Collect the failed tool calls of the runs started in this block, sub-agents and team
+    members included (``path`` says where: AutoGen does not stream a child's events, so the
+    host never sees those call ids; for a call it saw, ``agent_sdk.tool_error(call_id)``).
+
+    AutoGen turns a tool's exception into ``FunctionExecutionResult(content=str(exc),
+    is_error=True)`` and drops the exception; this list keeps it for the host.
+    """
+    errors: list[AutogenToolError] = []
+    token = _errors.set(errors)
+    try:
+        yield errors
+    finally:
+        _errors.reset(token)
+
+
+def record_tool_error(error: AutogenToolError) -> None:
+    sink = _errors.get()
+    if sink is not None:
+        sink.append(error)
 
 
 class _AnyArguments(BaseModel):

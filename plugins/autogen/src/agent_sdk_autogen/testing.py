@@ -37,7 +37,7 @@ from agent_sdk.deprecated import module_getattr
 from agent_sdk.integration import Harness
 from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, Turn
 from agent_sdk_autogen._agent_loop import autogen_run
-from agent_sdk_autogen._runs import conversation_id as _conversation_id
+from agent_sdk_autogen._context import conversation_id as _conversation_id
 
 if TYPE_CHECKING:
     from autogen_ext.models.openai import OpenAIChatCompletionClient

@@ -152,6 +152,11 @@ DEPRECATED: Final[Mapping[str, str | Replaced]] = {
         "agent_sdk.tool_error(tool_use_id) (its .cause is the handler's exception)",
         served="agent_sdk_fast_agent._tool_exception",
     ),
+    "agent_sdk_fast_agent.testing.use_endpoint": Replaced(
+        "FastAgentHarness(endpoint).endpoint_model() (the model string; a harness run points "
+        "its app's providers at the endpoint)",
+        served="agent_sdk_fast_agent.testing._use_endpoint",
+    ),
     "agent_sdk_minifw.export_tool": "agent_sdk_minifw.minifw_tool",
     "agent_sdk_minifw.export_agent_tool": "agent_sdk_minifw.minifw_agent_tool",
     "agent_sdk_minifw.minifw_observer": Replaced(

@@ -4,7 +4,8 @@ Everything runs through real fast-agent agents of a ``FastAgent`` app in library
 (``parse_cli_args=False, quiet=True, isolated=True``, retries off, no config file) whose
 model is :class:`ScriptedLLM`, registered in fast-agent's ``ModelFactory`` as
 ``fast-agent.agent-sdk-scripted``; or, with an ``Endpoint``, fast-agent's own OpenAI
-providers over HTTP (``use_endpoint``). Works outside pytest too (``agent-sdk demo``).
+providers over HTTP (``FastAgentHarness(endpoint)``: ``endpoint_model``). Works outside
+pytest too (``agent-sdk demo``).
 """
 
 from __future__ import annotations
@@ -33,11 +34,10 @@ from fast_agent.types.llm_stop_reason import LlmStopReason
 from mcp import CallToolRequest
 from mcp_types import CallToolRequestParams
 
-from agent_sdk import ApprovalPort, Executor, ReturnMode, ToolSpec, tool_error
-from agent_sdk.integration import Harness
+from agent_sdk import IntegrationError, tool_error
+from agent_sdk.integration import Harness, lazy_exports
 from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
 
-from . import fast_agent_agent_tool, fast_agent_tool
 from ._context import conversation
 from ._runs import fast_agent_instrument
 
@@ -152,13 +152,19 @@ def library_app(name: str) -> FastAgent:
     return fast
 
 
-def use_endpoint(fast: FastAgent, endpoint: Endpoint) -> str:
-    """Point ``fast``'s OpenAI providers at ``endpoint`` (settings of this app only, no
-    config file, nothing read from the environment) and return the model string its agents
-    use: ``generic.<model>`` (fast-agent's OpenAI-compatible Chat Completions provider) or
-    ``responses.<model>`` (its OpenAI Responses provider, over server-sent events).
+def _endpoint_model(endpoint: Endpoint) -> str:
+    """The model string of fast-agent's OpenAI provider for ``endpoint``'s API:
+    ``generic.<model>`` (its OpenAI-compatible Chat Completions provider) or
+    ``responses.<model>`` (its OpenAI Responses provider, over server-sent events)."""
+    provider = "responses" if endpoint.api == "responses" else "generic"
+    return f"{provider}.{endpoint.model}"
 
-    fast-agent streams every model call on both (Chat Completions with
+
+def _point_providers(fast: FastAgent, endpoint: Endpoint) -> None:
+    """Point ``fast``'s OpenAI provider for ``endpoint``'s API at it (settings of this app
+    only, no config file, nothing read from the environment).
+
+    fast-agent streams every model call on both providers (Chat Completions with
     ``stream_options.include_usage``), whatever ``endpoint.stream`` says: it has no
     non-streaming client.
     """
@@ -170,9 +176,15 @@ def use_endpoint(fast: FastAgent, endpoint: Endpoint) -> str:
         settings.responses = OpenAISettings(
             base_url=endpoint.base_url, api_key=endpoint.api_key, transport="sse"
         )
-        return f"responses.{endpoint.model}"
-    settings.generic = GenericSettings(base_url=endpoint.base_url, api_key=endpoint.api_key)
-    return f"generic.{endpoint.model}"
+    else:
+        settings.generic = GenericSettings(base_url=endpoint.base_url, api_key=endpoint.api_key)
+
+
+def _use_endpoint(fast: FastAgent, endpoint: Endpoint) -> str:
+    """What the deprecated ``use_endpoint(fast, endpoint)`` still does: point ``fast``'s
+    providers at ``endpoint`` and return the model string its agents use."""
+    _point_providers(fast, endpoint)
+    return _endpoint_model(endpoint)
 
 
 @dataclass
@@ -201,31 +213,16 @@ class FastAgentHarness(Harness):
         self._children: list[_Child] = []
         self._app: Any = None
 
-    def export_tool(
-        self, spec: ToolSpec, *, executor: Executor, approval: ApprovalPort | None = None
-    ) -> Any:
-        return fast_agent_tool(spec, executor=executor, approval=approval)
+    def endpoint_model(self) -> str:
+        """The model string the agents of a run use over the endpoint (``generic.<model>``
+        or ``responses.<model>``); each run points its app's providers at the endpoint."""
+        if self.endpoint is None:
+            raise IntegrationError(f"{self.integration}: the harness has no endpoint")
+        return _endpoint_model(self.endpoint)
 
     def advertised(self, tool: Any) -> dict[str, Any]:
         # What ToolAgent.add_tool hands the model: Tool(name, description, input_schema).
         return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
-
-    def export_agent_tool(
-        self,
-        agent: ScriptedAgent,
-        *,
-        return_mode: ReturnMode = "last",
-        timeout: float | None = None,
-        input_schema: Any = None,
-    ) -> Any:
-        return fast_agent_agent_tool(
-            self.native_agent(agent),
-            name=agent.name,
-            description=agent.description,
-            return_mode=return_mode,
-            timeout=timeout,
-            input_schema=input_schema,
-        )
 
     def native_agent(self, agent: ScriptedAgent) -> Callable[[], Any]:
         """A function returning the agent: it is declared in the app of the next ``run``
@@ -249,7 +246,8 @@ class FastAgentHarness(Harness):
         fast = library_app(APP)
         model, prompt = SCRIPTED_MODEL, _SCRIPTED_PROMPT
         if self.endpoint is not None:
-            model = use_endpoint(fast, self.endpoint)
+            _point_providers(fast, self.endpoint)
+            model = self.endpoint_model()
             prompt = self.system_prompt(ORCHESTRATOR, instructions or "", turns)
         prompts = {ORCHESTRATOR: prompt, **{c.internal: c.prompt for c in self._children}}
         for name, instruction in prompts.items():
@@ -312,5 +310,8 @@ __all__ = [
     "ScriptedLLM",
     "library_app",
     "register_scripted_model",
-    "use_endpoint",
 ]
+
+# The old use_endpoint(fast, endpoint) still works for one release and warns once
+# (agent_sdk.deprecated).
+__getattr__ = lazy_exports(__name__, {})

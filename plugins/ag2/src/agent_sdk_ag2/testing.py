@@ -40,8 +40,7 @@ from ag2.events import (
 from ag2.testing import TestClient, TestConfig
 
 from agent_sdk import ToolSpec
-from agent_sdk.deprecated import module_getattr
-from agent_sdk.integration import Harness
+from agent_sdk.integration import Harness, lazy_exports
 from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
 from agent_sdk_ag2 import ag2_instrument
 from agent_sdk_ag2._agents import _part_text
@@ -257,4 +256,4 @@ class AG2Harness(Harness):
 
 # endpoint_config(endpoint) is AG2Harness(endpoint).endpoint_model() now (it warns once:
 # agent_sdk.deprecated).
-__getattr__ = module_getattr(__name__)
+__getattr__ = lazy_exports(__name__, {})

@@ -33,8 +33,7 @@ from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from agent_sdk import tool_error
-from agent_sdk.deprecated import module_getattr
-from agent_sdk.integration import Harness
+from agent_sdk.integration import Harness, lazy_exports
 from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, Turn
 from agent_sdk_autogen._agent_loop import autogen_run
 from agent_sdk_autogen._context import conversation_id as _conversation_id
@@ -289,4 +288,4 @@ __all__ = [
 
 # endpoint_client(endpoint) is AutogenHarness(endpoint).endpoint_model() now (it warns
 # once: agent_sdk.deprecated).
-__getattr__ = module_getattr(__name__)
+__getattr__ = lazy_exports(__name__, {})

@@ -17,8 +17,8 @@ from agent_sdk_fast_agent._integration import INTEGRATION
 
 if TYPE_CHECKING:
     from agent_sdk_fast_agent._approval import ToolGate
-    from agent_sdk_fast_agent._runs import fast_agent_instrument
     from agent_sdk_fast_agent._tools import AgentSDKTool
+    from agent_sdk_fast_agent._tracing import fast_agent_instrument
 
 __version__ = "0.2.0"
 
@@ -58,7 +58,7 @@ __getattr__ = lazy_exports(
     __name__,
     {
         "ToolGate": "agent_sdk_fast_agent._approval",
-        "fast_agent_instrument": "agent_sdk_fast_agent._runs",
+        "fast_agent_instrument": "agent_sdk_fast_agent._tracing",
         "AgentSDKTool": "agent_sdk_fast_agent._tools",
     },
 )

@@ -28,7 +28,7 @@ from ._context import (
     new_conversation_id,
     use_conversation,
 )
-from ._runs import (
+from ._loop import (
     chain,
     display_scope,
     guard_arguments,

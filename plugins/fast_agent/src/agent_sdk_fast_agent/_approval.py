@@ -1,8 +1,9 @@
-"""fast-agent-native approval: the turn-level gate for tools agent-sdk does not run."""
+"""fast-agent-native approval: the turn-level gate for tools agent-sdk does not run, and
+where it sits (an orchestrated agent's ``run_tools``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
@@ -11,6 +12,7 @@ from agent_sdk import ApprovalPort, ConfigurationError, Executor
 from agent_sdk.integration import ApprovalGate, record_failure
 
 from ._context import bind_tool_call
+from ._loop import answering_run_tools, own_binding, refuse_unparsed
 
 ConfirmNative = bool | Collection[str] | Callable[[str, Mapping[str, Any]], bool]
 
@@ -70,3 +72,23 @@ class ToolGate:
         record_failure(tool_use_id, error)
         text = error.to_model_text()
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def gated_run_tools(
+    agent: Any, original: Callable[..., Awaitable[Any]], gate: Callable[[], ToolGate | None]
+) -> Any:
+    """``agent``'s ``run_tools`` (``original``) with the turn-level gate: a call whose
+    arguments were not a JSON object is refused, a call to one of fast-agent's own tools is
+    decided by ``gate()`` (the ``ToolGate`` given to ``fast_agent_instrument``, read per
+    turn), and agent-sdk tools are left to their own gate, which decides when they run."""
+
+    def decide(tool_use_id: str, params: Any) -> Awaitable[CallToolResult | None] | None:
+        refusal = refuse_unparsed(agent, tool_use_id, params)
+        if refusal is not None:
+            return refusal
+        tool_gate = gate()
+        if tool_gate is None or own_binding(agent, params.name) is not None:
+            return None  # agent-sdk tools are approved by their own gate, when they run
+        return tool_gate.check(params.name, params.arguments or {}, tool_use_id)
+
+    return answering_run_tools(original, decide)

@@ -13,6 +13,9 @@ the same inputs, which ends the turn too.
 modules and classes stay untouched): a JSON object is handed on as fast-agent would; any
 other text becomes ``{RAW_ARGUMENTS: text}``, which our tools and our ``run_tools`` guards
 answer with ``tool-args-invalid`` without running anything, and the turn goes on.
+
+A concept of its own (what fast-agent's providers do to the model's argument text), which
+the canonical modules do not cover: ``_tools`` and ``_loop`` use it.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ class ToolBinding:
         except HierarchyLimitError as exc:
             # fast-agent turns every tool exception into an is_error result and carries on;
             # the budget error must stop the run instead. Record it on the run: the next
-            # model call of every agent in the run raises it (see _runs.stop_check).
+            # model call of every agent in the run raises it (see _loop.stop_check).
             conv = current_conversation()
             if conv is not None:
                 conv.control.record_stop(exc)

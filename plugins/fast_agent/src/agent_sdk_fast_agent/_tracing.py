@@ -17,22 +17,47 @@ agents and the clones of agent tools):
 
 fast-agent's other spans (the app span, MCP tool calls, prompt templates, workflow agents)
 are kept as they are.
+
+``fast_agent_instrument(agent)`` is the opt-in for a top-level agent: its runs get that
+span, and with it what makes them agent-sdk runs (a conversation id, a ``run_scope``, the
+budget stop, the turn-level gate).
 """
 
 from __future__ import annotations
 
 import contextvars
 import functools
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass
 from typing import Any
 
+from fast_agent.agents.tool_runner import ToolRunnerHooks
 from fast_agent.llm.request_params import RequestParams
 from opentelemetry import trace
 from opentelemetry.trace import Span, Tracer
 
-from agent_sdk import Usage
-from agent_sdk.integration import ModelCall, agent_span, model_call, tracing_enabled
+from agent_sdk import ConfigurationError, HierarchyLimits, Usage, current_run, run_scope
+from agent_sdk.integration import (
+    ModelCall,
+    agent_span,
+    current_context,
+    model_call,
+    tracing_enabled,
+)
+
+from ._approval import ToolGate, gated_run_tools
+from ._arguments import strict_arguments
+from ._context import (
+    Conversation,
+    RunControl,
+    current_conversation,
+    new_conversation_id,
+    use_conversation,
+)
+from ._loop import display_scope, honour_cancellation, install_hooks, stop_check
+
+_STATE = "_agent_sdk_fast_agent"
 
 PROVIDER = "fast-agent"
 """``gen_ai.provider.name`` of the agent spans (the framework); chat spans name the model's
@@ -200,9 +225,101 @@ def _fill(report: ModelCall, accumulator: Any, first: int, result: Any) -> None:
             report.error_type = value
 
 
+# -- the opt-in for top-level agents -------------------------------------------------------
+@dataclass
+class _AgentState:
+    limits: HierarchyLimits | None
+    gate: ToolGate | None
+    display: bool
+
+
+def fast_agent_instrument(
+    agent: Any,
+    *,
+    tools: Iterable[Any] = (),
+    limits: HierarchyLimits | None = None,
+    gate: ToolGate | None = None,
+    display: bool = False,
+) -> Any:
+    """Make a fast-agent agent a well-behaved agent-sdk orchestrator; returns the agent.
+    (Called ``orchestrate`` and, before that, ``instrument``; both still work and warn.)
+
+    - adds ``tools`` (``fast_agent_tool``/``fast_agent_agent_tool`` results) to the agent;
+    - every top-level ``generate``/``send``/``structured[_schema]`` is one conversation with a
+      minted id (fast-agent has none), carried to every tool call and clone; without an active
+      ``run_scope`` it also opens one (root span, guards with ``limits``, cost report);
+    - a spent model-call budget stops the run: no agent of it calls its model again and
+      ``HierarchyLimitError`` leaves ``generate`` (fast-agent would turn it into a tool
+      result and go on);
+    - ``gate`` (``INTEGRATION.bind_approval(port)``) approves fast-agent's own tools;
+    - arguments are the model's own: where fast-agent's OpenAI providers would complete
+      truncated JSON or fail the turn on text that is not a JSON object, the call gets
+      ``tool-args-invalid`` and the turn goes on (see ``_arguments``);
+    - fast-agent's console display stays off unless ``display=True``.
+
+    Safe to call again (updates the options, adds more tools). Hooks are merged with the
+    agent's own ``tool_runner_hooks``, never replacing them.
+    """
+    if gate is not None and not isinstance(gate, ToolGate):
+        raise ConfigurationError("gate must be a ToolGate (INTEGRATION.bind_approval(port))")
+    if limits is not None and not isinstance(limits, HierarchyLimits):
+        raise ConfigurationError("limits must be agent_sdk.HierarchyLimits")
+    state: _AgentState | None = agent.__dict__.get(_STATE)
+    if state is None:
+        if not install_hooks(agent, ToolRunnerHooks(before_llm_call=stop_check)):
+            raise ConfigurationError(
+                f"{type(agent).__name__} has no tool loop hooks; instrument a fast-agent "
+                "tool-calling agent (McpAgent, ToolAgent, AgentsAsToolsAgent)"
+            )
+        state = _AgentState(limits, gate, display)
+        agent.__dict__[_STATE] = state
+        without_run_spans(agent)
+        _wrap_runs(agent, state)
+        agent.run_tools = gated_run_tools(agent, agent.run_tools, lambda: state.gate)
+    else:
+        state.limits = limits if limits is not None else state.limits
+        state.gate = gate if gate is not None else state.gate
+        state.display = display
+    for tool in tools:
+        agent.add_tool(tool)
+    return agent
+
+
+def _wrap_runs(agent: Any, state: _AgentState) -> None:
+    for method in ("generate", "structured", "structured_schema"):
+        original = getattr(agent, method, None)
+        if original is not None:
+            setattr(agent, method, _run_wrapper(agent, original, state))
+
+
+def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
+    @functools.wraps(original)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        llm = getattr(agent, "llm", None)  # the LLM may have been replaced
+        strict_arguments(llm)
+        trace_model_calls(llm)
+        conv = current_conversation()
+        with ExitStack() as stack:
+            if conv is None:
+                conv = Conversation(new_conversation_id(), agent.name, RunControl())
+                stack.enter_context(use_conversation(conv))
+            stack.enter_context(display_scope(state.display))
+            if current_run() is None and current_context() is None:
+                stack.enter_context(run_scope(conv.id, limits=state.limits, name=agent.name))
+            stack.enter_context(agent_run_span(agent))
+            result = await original(*args, **kwargs)
+            honour_cancellation(result)
+            if conv.control.stop is not None:
+                raise conv.control.stop
+            return result
+
+    return run
+
+
 __all__ = [
     "PROVIDER",
     "agent_run_span",
+    "fast_agent_instrument",
     "provider_name",
     "trace_model_calls",
     "without_run_spans",

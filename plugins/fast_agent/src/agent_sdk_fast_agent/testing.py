@@ -39,7 +39,7 @@ from agent_sdk.integration import Harness, lazy_exports
 from agent_sdk.scripted import ECHO, RunResult, ScriptedAgent, SeenResult, ToolCall, Turn
 
 from ._context import conversation
-from ._runs import fast_agent_instrument
+from ._tracing import fast_agent_instrument
 
 if TYPE_CHECKING:
     from agent_sdk.scripted import Api, Endpoint

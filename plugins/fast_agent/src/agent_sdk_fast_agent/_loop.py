@@ -1,12 +1,18 @@
-"""Orchestrators: one run per top-level generate, budget stops, the turn-level gate."""
+"""fast-agent's tool loop, as every agent the plugin runs uses it (orchestrated agents and
+the clones of agent tools): our ``ToolRunnerHooks`` in front of the agent's own, the run's
+budget stop before each model call, a cancellation fast-agent swallowed raised again, its
+console display off, and ``run_tools`` answering the calls fast-agent must not run.
+
+A concept of its own: the canonical modules hold the tool, the agent tool, the context, the
+approval and the spans; this is the loop they all run in.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Iterable
-from contextlib import AbstractContextManager, ExitStack, nullcontext
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from fast_agent.agents.tool_result_channels import build_tool_result_message
@@ -15,27 +21,13 @@ from fast_agent.types.llm_stop_reason import LlmStopReason
 from fast_agent.ui.display_suppression import suppress_interactive_display
 from mcp_types import CallToolResult
 
-from agent_sdk import ConfigurationError, HierarchyLimits, current_run, run_scope
-from agent_sdk.integration import current_context
-
-from ._approval import ToolGate
 from ._arguments import invalid_arguments, sent_arguments, strict_arguments
-from ._context import (
-    Conversation,
-    RunControl,
-    current_conversation,
-    new_conversation_id,
-    use_conversation,
-)
+from ._context import current_conversation
 from ._tools import AgentSDKTool, ToolBinding
-from ._tracing import agent_run_span, trace_model_calls, without_run_spans
-
-_STATE = "_agent_sdk_fast_agent"
 
 Hook = Callable[[Any, Any], Awaitable[None]]
 
 
-# -- tool runner hooks ---------------------------------------------------------------------
 async def stop_check(runner: Any, messages: Any) -> None:
     """``before_llm_call``: once the run's budget is spent, no agent of it calls its model
     again; the budget error leaves ``generate`` (ToolRunner lets hook errors through)."""
@@ -112,97 +104,6 @@ def _as_call_result(result: Any) -> CallToolResult:
     )
 
 
-# -- orchestrators ---------------------------------------------------------------------------
-@dataclass
-class _AgentState:
-    limits: HierarchyLimits | None
-    gate: ToolGate | None
-    display: bool
-
-
-def fast_agent_instrument(
-    agent: Any,
-    *,
-    tools: Iterable[Any] = (),
-    limits: HierarchyLimits | None = None,
-    gate: ToolGate | None = None,
-    display: bool = False,
-) -> Any:
-    """Make a fast-agent agent a well-behaved agent-sdk orchestrator; returns the agent.
-    (Called ``orchestrate`` and, before that, ``instrument``; both still work and warn.)
-
-    - adds ``tools`` (``fast_agent_tool``/``fast_agent_agent_tool`` results) to the agent;
-    - every top-level ``generate``/``send``/``structured[_schema]`` is one conversation with a
-      minted id (fast-agent has none), carried to every tool call and clone; without an active
-      ``run_scope`` it also opens one (root span, guards with ``limits``, cost report);
-    - a spent model-call budget stops the run: no agent of it calls its model again and
-      ``HierarchyLimitError`` leaves ``generate`` (fast-agent would turn it into a tool
-      result and go on);
-    - ``gate`` (``INTEGRATION.bind_approval(port)``) approves fast-agent's own tools;
-    - arguments are the model's own: where fast-agent's OpenAI providers would complete
-      truncated JSON or fail the turn on text that is not a JSON object, the call gets
-      ``tool-args-invalid`` and the turn goes on (see ``_arguments``);
-    - fast-agent's console display stays off unless ``display=True``.
-
-    Safe to call again (updates the options, adds more tools). Hooks are merged with the
-    agent's own ``tool_runner_hooks``, never replacing them.
-    """
-    if gate is not None and not isinstance(gate, ToolGate):
-        raise ConfigurationError("gate must be a ToolGate (INTEGRATION.bind_approval(port))")
-    if limits is not None and not isinstance(limits, HierarchyLimits):
-        raise ConfigurationError("limits must be agent_sdk.HierarchyLimits")
-    state: _AgentState | None = agent.__dict__.get(_STATE)
-    if state is None:
-        if not install_hooks(agent, ToolRunnerHooks(before_llm_call=stop_check)):
-            raise ConfigurationError(
-                f"{type(agent).__name__} has no tool loop hooks; instrument a fast-agent "
-                "tool-calling agent (McpAgent, ToolAgent, AgentsAsToolsAgent)"
-            )
-        state = _AgentState(limits, gate, display)
-        agent.__dict__[_STATE] = state
-        without_run_spans(agent)
-        _wrap_runs(agent, state)
-        agent.run_tools = _wrap_run_tools(agent, agent.run_tools, state)
-    else:
-        state.limits = limits if limits is not None else state.limits
-        state.gate = gate if gate is not None else state.gate
-        state.display = display
-    for tool in tools:
-        agent.add_tool(tool)
-    return agent
-
-
-def _wrap_runs(agent: Any, state: _AgentState) -> None:
-    for method in ("generate", "structured", "structured_schema"):
-        original = getattr(agent, method, None)
-        if original is not None:
-            setattr(agent, method, _run_wrapper(agent, original, state))
-
-
-def _run_wrapper(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
-    @functools.wraps(original)
-    async def run(*args: Any, **kwargs: Any) -> Any:
-        llm = getattr(agent, "llm", None)  # the LLM may have been replaced
-        strict_arguments(llm)
-        trace_model_calls(llm)
-        conv = current_conversation()
-        with ExitStack() as stack:
-            if conv is None:
-                conv = Conversation(new_conversation_id(), agent.name, RunControl())
-                stack.enter_context(use_conversation(conv))
-            stack.enter_context(display_scope(state.display))
-            if current_run() is None and current_context() is None:
-                stack.enter_context(run_scope(conv.id, limits=state.limits, name=agent.name))
-            stack.enter_context(agent_run_span(agent))
-            result = await original(*args, **kwargs)
-            honour_cancellation(result)
-            if conv.control.stop is not None:
-                raise conv.control.stop
-            return result
-
-    return run
-
-
 Decide = Callable[[str, Any], Awaitable[CallToolResult | None] | None]
 """For one call of a turn (tool_use_id, call params), before fast-agent runs it: None when
 the call is none of its concern (known without awaiting anything), else the answer to await
@@ -268,18 +169,3 @@ def guard_arguments(agent: Any) -> None:
     agent.run_tools = answering_run_tools(
         agent.run_tools, functools.partial(refuse_unparsed, agent)
     )
-
-
-def _wrap_run_tools(agent: Any, original: Callable[..., Awaitable[Any]], state: _AgentState) -> Any:
-    def decide(tool_use_id: str, params: Any) -> Awaitable[CallToolResult | None] | None:
-        refusal = refuse_unparsed(agent, tool_use_id, params)
-        if refusal is not None:
-            return refusal
-        if state.gate is None or own_binding(agent, params.name) is not None:
-            return None  # agent-sdk tools are approved by their own gate, when they run
-        return state.gate.check(params.name, params.arguments or {}, tool_use_id)
-
-    return answering_run_tools(original, decide)
-
-
-orchestrate = fast_agent_instrument  # the name inside this package until its callers move

@@ -13,6 +13,9 @@ constraints (``minimum``, ``pattern``, ``format``, ``minItems``, ...) in strict 
 and named in the property's description instead. Nothing is lost: the executor validates
 the arguments against the spec's full schema, and a null for an optional field still gets
 its default.
+
+A concept of its own, which the canonical modules do not cover: OpenAI's strict function
+schemas (``_tools`` exports them, the harness expects them).
 """
 
 from __future__ import annotations

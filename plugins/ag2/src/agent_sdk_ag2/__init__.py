@@ -14,10 +14,8 @@ from agent_sdk.integration import lazy_exports
 from agent_sdk_ag2._integration import INTEGRATION
 
 if TYPE_CHECKING:
-    from ag2 import Agent
-
     from agent_sdk_ag2._tools import AgentSDKTool
-    from agent_sdk_ag2._tracing import SpanMiddleware
+    from agent_sdk_ag2._tracing import SpanMiddleware, ag2_instrument
 
 __version__ = "0.2.0"
 
@@ -28,18 +26,6 @@ __version__ = "0.2.0"
 ag2_tool = INTEGRATION.tool
 ag2_tools = INTEGRATION.tools
 ag2_agent_tool = INTEGRATION.agent_tool
-
-
-def ag2_instrument(agent: Agent) -> Agent:
-    """Trace ``agent`` the way agent-sdk traces the agents it runs: adds (once) an AG2
-    middleware that wraps each of its turns in an ``invoke_agent {name}`` span and each
-    model call in a ``chat {model}`` span (tokens, response model, finish reason), with the
-    run id and path of the agent-sdk run it is in. Returns ``agent``. Use it on your own
-    top-level agents; the agents run by ``ag2_agent_tool`` get their spans already. An
-    agent that carries AG2's ``TelemetryMiddleware`` is left as it is."""
-    from agent_sdk_ag2._tracing import instrument
-
-    return instrument(agent)
 
 
 __all__ = [
@@ -53,9 +39,13 @@ __all__ = [
     "ag2_tools",
 ]
 
-# AgentSDKTool imports AG2: it loads on first use. The hook moved with the entry point (it
-# warns once: agent_sdk.deprecated).
+# AgentSDKTool, SpanMiddleware and ag2_instrument import AG2: they load on first use. The
+# hook moved with the entry point (it warns once: agent_sdk.deprecated).
 __getattr__ = lazy_exports(
     __name__,
-    {"AgentSDKTool": "agent_sdk_ag2._tools", "SpanMiddleware": "agent_sdk_ag2._tracing"},
+    {
+        "AgentSDKTool": "agent_sdk_ag2._tools",
+        "SpanMiddleware": "agent_sdk_ag2._tracing",
+        "ag2_instrument": "agent_sdk_ag2._tracing",
+    },
 )

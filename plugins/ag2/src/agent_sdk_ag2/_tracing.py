@@ -115,8 +115,13 @@ def _setting(config: Any, name: str) -> Any:
         return None
 
 
-def instrument(agent: Agent) -> Agent:
-    """Add ``SpanMiddleware(agent)`` to ``agent`` (once) and return it."""
+def ag2_instrument(agent: Agent) -> Agent:
+    """Trace ``agent`` the way agent-sdk traces the agents it runs: adds (once) an AG2
+    middleware that wraps each of its turns in an ``invoke_agent {name}`` span and each
+    model call in a ``chat {model}`` span (tokens, response model, finish reason), with the
+    run id and path of the agent-sdk run it is in. Returns ``agent``. Use it on your own
+    top-level agents; the agents run by ``ag2_agent_tool`` get their spans already. An
+    agent that carries AG2's ``TelemetryMiddleware`` is left as it is."""
     if not has_spans(agent):
         agent.add_middleware(SpanMiddleware(agent))
     return agent
@@ -134,4 +139,4 @@ def has_spans(agent: Agent) -> bool:
     return any(isinstance(m.middleware, kinds) for m in agent.middleware)
 
 
-__all__ = ["PROVIDER", "SpanMiddleware", "has_spans", "instrument"]
+__all__ = ["PROVIDER", "SpanMiddleware", "ag2_instrument", "has_spans"]

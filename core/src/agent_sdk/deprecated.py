@@ -197,19 +197,22 @@ def warn(old: str, *, stacklevel: int = 2) -> None:
 
 
 def module_getattr(
-    module: str, fallback: Callable[[str], Any] | None = None
+    module: str, fallback: Callable[[str], Any] | None = None, *, wrapped: bool = False
 ) -> Callable[[str], Any]:
     """A module ``__getattr__`` that serves ``module``'s old names from the table (each
     warns once and still works); any other name goes to ``fallback``, else AttributeError::
 
         __getattr__ = module_getattr(__name__)
-    """
+
+    ``wrapped``: called from another module ``__getattr__`` (``lazy_exports``), so the
+    warning skips that frame too and points at the user's code."""
+    stacklevel = 3 if wrapped else 2
 
     def __getattr__(name: str) -> Any:
         old = f"{module}.{name}"
         served = replacement(old)[0] if old in DEPRECATED else None
         if served is not None:
-            warn(old)
+            warn(old, stacklevel=stacklevel)
             return pkgutil.resolve_name(served)
         if fallback is not None:
             return fallback(name)

@@ -36,7 +36,7 @@ def lazy_exports(
                     raise
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
-    moved = module_getattr(package, submodule)
+    moved = module_getattr(package, submodule, wrapped=True)
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)

@@ -1,4 +1,4 @@
-"""The contract kit (C1-C12) through a real AG2 Agent driven by ag2.testing.TestConfig."""
+"""The contract kit through a real AG2 Agent driven by ag2.testing.TestConfig."""
 
 import pytest
 

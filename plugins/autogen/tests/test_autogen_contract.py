@@ -1,4 +1,4 @@
-"""The contract kit (C1-C12) through a real AssistantAgent with AutoGen's replay model."""
+"""The contract kit through a real AssistantAgent with AutoGen's replay model."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The contract kit (C1-C12) through real fast-agent agents with a scripted model."""
+"""The contract kit through real fast-agent agents with a scripted model."""
 
 import pytest
 

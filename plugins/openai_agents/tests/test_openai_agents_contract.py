@@ -1,4 +1,4 @@
-"""The contract kit (C1-C12) through Runner.run with a scripted Model."""
+"""The contract kit through Runner.run with a scripted Model."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""C14, the contract kit over HTTP: C1-C12 with every agent on the framework's own OpenAI client,
+"""C14, the contract kit over HTTP: C0-C13 with every agent on the framework's own OpenAI client,
 talking to the scripted server (``agent_sdk.scripted.server``), plain and streamed.
 
 A plugin whose harness declares ``apis`` subclasses :class:`HttpContractSuite` and names
@@ -9,7 +9,7 @@ its harness class::
 
 Each check then runs once per API and streaming mode (``chat``, ``chat-stream``,
 ``responses``, ``responses-stream``, as the harness supports), each with a fresh server. On
-top of C1-C12, every test checks that the framework sent no request a real endpoint refuses
+top of C0-C13, every test checks that the framework sent no request a real endpoint refuses
 and that the tool results the harness reports are the ones that crossed the wire; and the
 run's cost report must equal the usage the server reported.
 """
@@ -29,7 +29,7 @@ from agent_sdk.testing.contract import ContractSuite, Recorder, run
 
 
 class HttpContractSuite(ContractSuite):
-    """C1-C12 (and the wire checks) over HTTP. Set ``harness_class``."""
+    """C0-C13 (and the wire checks) over HTTP. Set ``harness_class``."""
 
     harness_class: ClassVar[type[Harness]]
     streams: ClassVar[Sequence[bool]] = (False, True)

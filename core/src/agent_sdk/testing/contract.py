@@ -409,15 +409,7 @@ class ContractSuite:
             raised.append(error)
             raise error
 
-        failing = harness.export_tool(
-            ToolSpec(
-                name="explode",
-                description="Fails.",
-                handler=explode,
-                input_schema={"type": "object", "properties": {}},
-            ),
-            executor=Executor(),
-        )
+        failing = harness.export_tool(_explode_spec(explode), executor=Executor())
         denied = harness.export_tool(
             Recorder().transfer_spec(), executor=Executor(), approval=CountingPort(False)
         )
@@ -987,15 +979,7 @@ class ContractSuite:
         async def explode() -> str:
             raise ValueError("bad")
 
-        failing = harness.export_tool(
-            ToolSpec(
-                name="explode",
-                description="Fails.",
-                handler=explode,
-                input_schema={"type": "object", "properties": {}},
-            ),
-            executor=Executor(),
-        )
+        failing = harness.export_tool(_explode_spec(explode), executor=Executor())
         calls = [
             ToolCall(name, {"request": "a"}),
             ToolCall(name, {"request": "b"}),
@@ -1221,6 +1205,16 @@ class ContractSuite:
                 )
                 assert all(isinstance(t, int) and t > 0 for t in tokens), f"{node.name}: {tokens}"
         assert len(run_ids) == 1, f"one run id on every span: {run_ids}"
+
+
+def _explode_spec(handler: Any) -> ToolSpec:
+    """A tool with no arguments whose handler raises."""
+    return ToolSpec(
+        name="explode",
+        description="Fails.",
+        handler=handler,
+        input_schema={"type": "object", "properties": {}},
+    )
 
 
 def _installed_harness(harness: Harness) -> bool:

@@ -35,6 +35,19 @@ class HttpContractSuite(ContractSuite):
     streams: ClassVar[Sequence[bool]] = (False, True)
     """Streaming modes to run (both by default)."""
 
+    # C0's shape checks are the same whatever carries the model's calls (they configure
+    # tools, or call the public functions): they run in process only. Over HTTP C0 keeps
+    # the one that drives a confirm call through the framework's loop and counts it.
+    test_c0_the_public_functions_take_the_cores_keywords = None  # type: ignore[assignment]
+    test_c0_a_plain_function_is_a_tool = None  # type: ignore[assignment]
+    test_c0_the_executors_own_authority_accepts_the_gates_token = None  # type: ignore[assignment]
+    test_c0_unknown_options_are_refused_naming_them = None  # type: ignore[assignment]
+    test_c0_agent_tool_names_follow_the_core_rule = None  # type: ignore[assignment]
+    test_c0_history_modes_are_the_cores = None  # type: ignore[assignment]
+    test_c0_the_exception_behind_a_model_visible_error_is_kept = None  # type: ignore[assignment]
+    test_c0_a_call_the_confirm_rule_lets_through_is_decided_once = None  # type: ignore[assignment]
+    test_c0_a_reviewer_changes_nothing_that_runs = None  # type: ignore[assignment]
+
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if "transport" in metafunc.fixturenames:
             params = [(api, s) for api in self.harness_class.apis for s in self.streams]

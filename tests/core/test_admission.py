@@ -210,10 +210,12 @@ def test_early_decisions_expire(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_the_gate_store_is_bounded_over_100000_calls() -> None:
-    """Decisions kept for calls that never run: the store and its tokens stay bounded, and
-    the interpreter holds as many memory blocks after 100,000 calls as after 10,000."""
+    """Decisions kept for calls that never run: the store stays bounded, and the interpreter
+    holds as many memory blocks after 100,000 calls as after 10,000; kept approvals drop
+    their tokens when they are pushed out."""
     counts, ran = Counts(), []
-    spec = counted_spec(counts, ran)
+    confirm = counted_spec(counts, ran)
+    plain = ToolSpec("ping", "Ping.", _ping, input_schema={"type": "object"})
     authority = TokenAuthority()
 
     class Approve:
@@ -223,20 +225,28 @@ async def test_the_gate_store_is_bounded_over_100000_calls() -> None:
 
     gate = ApprovalGate(Approve(), authority=authority)
     gate.early.limit = 1000
-    arguments = '{"to": "bob", "amount": 50}'
 
-    async def decide(first: int, last: int) -> int:
+    async def decide(spec: ToolSpec, arguments: str, first: int, last: int) -> int:
         for i in range(first, last):
             await gate.decide_early(spec, arguments, CTX.evolve(call_id=f"call-{i}"))
         gc.collect()
         return sys.getallocatedblocks()
 
-    await decide(0, 2000)  # fill to the bound once: what follows is the steady state
-    at_10k = await decide(2000, 12_000)
-    at_100k = await decide(12_000, 102_000)
+    # Approvals: every kept one holds a token; pushed out, it drops it.
+    await decide(confirm, '{"to": "bob", "amount": 50}', 0, 3000)
     assert len(gate.early) == 1000 and authority.outstanding() == 1000
-    assert counts.asked == 102_000
+    assert counts.asked == 3000
+    # The steady state over 100,000 calls (no approval needed: the store is what grows).
+    await decide(plain, "{}", 3000, 5000)
+    assert authority.outstanding() == 0, "the approvals pushed out dropped their tokens"
+    at_10k = await decide(plain, "{}", 5000, 15_000)
+    at_100k = await decide(plain, "{}", 15_000, 105_000)
+    assert len(gate.early) == 1000
     assert at_100k - at_10k < 2000, (at_10k, at_100k)
+
+
+async def _ping() -> str:
+    return "pong"
 
 
 async def test_deeply_nested_arguments_of_a_confirm_call_are_refused_not_copied_forever() -> None:

@@ -47,10 +47,6 @@ def approval_request(tool: str, arguments: Mapping[str, Any], ctx: CallContext) 
     )
 
 
-def spec_request(spec: ToolSpec, validated: BaseModel, ctx: CallContext) -> ApprovalRequest:
-    return approval_request(spec.name, validated.model_dump(mode="json"), ctx)
-
-
 def confirm_required(spec: ToolSpec, validated: BaseModel) -> bool:
     """The spec's confirm rule; a rule that fails must not let the call through."""
     try:

@@ -10,8 +10,9 @@ baggage means "no claim", never "no limit", and never raises.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
+from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
 from opentelemetry import baggage, propagate
@@ -47,9 +48,16 @@ def inject(carrier: MutableMapping[str, str] | None = None) -> MutableMapping[st
     return carrier
 
 
+class Carrier(Protocol):
+    """Headers as any server holds them: a dict, any Mapping, http.server's
+    ``email.message.Message``, werkzeug's or starlette's ``Headers``."""
+
+    def items(self) -> Iterable[tuple[Any, Any]]: ...
+
+
 @contextmanager
 def continue_run(
-    carrier: Mapping[str, str], *, limits: HierarchyLimits | None = None
+    carrier: Carrier, *, limits: HierarchyLimits | None = None
 ) -> Iterator[CallContext | None]:
     """Continue a hierarchy from another process: the same trace (the caller's span becomes
     the parent), the caller's run id, path and depth, so the guards (recursion included) hold
@@ -61,7 +69,7 @@ def continue_run(
     context, or None when the caller sent no run (then this side's run, if any, applies).
     """
     try:
-        otel_ctx = propagate.extract(dict(carrier))
+        otel_ctx = propagate.extract(_lower_case(carrier))
         values = baggage.get_all(otel_ctx)
     except Exception:  # a carrier that is not a mapping of strings: no claim at all
         otel_ctx, values = otel_context.get_current(), {}
@@ -95,6 +103,20 @@ def continue_run(
             RUN_VAR.reset(run_token)
     finally:
         otel_context.detach(token)
+
+
+def _lower_case(carrier: Carrier) -> dict[str, str]:
+    """The carrier's headers under lower-case names: HTTP header names are case-insensitive
+    (RFC 9110) and OpenTelemetry's getter is exact, while urllib, werkzeug and Go clients
+    title-case them. Repeated names are joined with commas (RFC 9110's own combination: a
+    repeated ``traceparent`` then fails to parse, so it is no claim). Entries that are not
+    text are no claim."""
+    headers: dict[str, str] = {}
+    for name, value in carrier.items():
+        if isinstance(name, str) and isinstance(value, str):
+            key = name.lower()
+            headers[key] = f"{headers[key]},{value}" if key in headers else value
+    return headers
 
 
 def _number(value: object) -> int | None:

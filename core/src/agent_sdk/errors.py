@@ -42,7 +42,12 @@ class ToolError(AgentSDKError):
 
     ``kind`` says what went wrong, ``message`` says it in words the model can act on, and
     ``cause`` keeps the original exception for the host (it never reaches the model).
+    ``detail`` is a value-free summary for traces (no argument values, no reviewer's words):
+    while content capture is off, a span shows the kind, the detail and the cause's type,
+    never the message, which may quote the arguments.
     """
+
+    detail: str | None = None  # a class default: errors pickled without one still have it
 
     def __init__(
         self,
@@ -52,6 +57,7 @@ class ToolError(AgentSDKError):
         tool: str | None = None,
         cause: BaseException | None = None,
         approval_id: str | None = None,
+        detail: str | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = ErrorKind(kind)
@@ -59,6 +65,7 @@ class ToolError(AgentSDKError):
         self.tool = tool
         self.cause = cause
         self.approval_id = approval_id
+        self.detail = detail
         if cause is not None:
             self.__cause__ = cause
 

@@ -163,6 +163,7 @@ class Executor:
                     ErrorKind.APPROVAL_DENIED,
                     f"tool '{spec.name}' could not be approved: its token was not accepted",
                     tool=spec.name,
+                    detail="its token was not accepted",
                 )
         if admission.error is not None:
             raise admission.error
@@ -209,6 +210,7 @@ class Executor:
                     ErrorKind.TOOL_TIMEOUT,
                     f"tool '{spec.name}' did not finish within {spec.timeout:g}s{why}",
                     tool=spec.name,
+                    detail=f"did not finish within {spec.timeout:g}s",
                 ) from None
 
 
@@ -227,6 +229,7 @@ def result_text(tool: str, value: Any) -> str:
             ErrorKind.TOOL_FAILED,
             f"tool '{tool}' returned a {type(value).__name__}, which cannot be serialised as JSON",
             tool=tool,
+            detail="the result cannot be serialised as JSON",
         ) from exc.cause
 
 

@@ -68,6 +68,7 @@ def policy_allows(request: ApprovalRequest) -> bool:
             ErrorKind.APPROVAL_DENIED,
             f"tool '{request.tool}' was denied by an approval policy; do not retry this call",
             tool=request.tool,
+            detail="denied by an approval policy",
         )
     return verdict is True
 
@@ -91,7 +92,14 @@ def decision_error(
     if not decision.approved:
         by = f" by {decision.reviewer}" if decision.reviewer else ""
         why = f": {decision.reason}" if decision.reason else ""
-        return ToolError(ErrorKind.APPROVAL_DENIED, f"tool '{tool}' was denied{by}{why}", tool=tool)
+        # The reason (and the reviewer's name) are the reviewer's words; they may name the
+        # arguments, so traces get only the fixed detail.
+        return ToolError(
+            ErrorKind.APPROVAL_DENIED,
+            f"tool '{tool}' was denied{by}{why}",
+            tool=tool,
+            detail="denied by the reviewer",
+        )
     if decision.arguments is not None and (
         decision.arguments != request.arguments
         if canonical is None
@@ -102,6 +110,7 @@ def decision_error(
             f"the approval of tool '{tool}' changed its arguments; edited approvals cannot "
             "be applied: call again with the arguments you want approved",
             tool=tool,
+            detail="the approval changed the arguments",
         )
     return None
 
@@ -125,6 +134,7 @@ async def ask_port(
             ErrorKind.APPROVAL_DENIED,
             f"tool '{tool}' needs approval and no approval port is configured",
             tool=tool,
+            detail="no approval port",
         )
     try:
         decision = await port.request(
@@ -143,6 +153,7 @@ async def ask_port(
             f"tool '{tool}' could not be approved: {safe_message(exc)}",
             tool=tool,
             cause=exc,
+            detail="the approval port failed",
         ) from exc
     if not isinstance(decision, Decision):
         raise ToolError(
@@ -150,6 +161,7 @@ async def ask_port(
             f"tool '{tool}' could not be approved: the approval port answered "
             f"{type(decision).__name__}, not a Decision",
             tool=tool,
+            detail="the approval port did not answer a Decision",
         )
     error = decision_error(tool, request, decision, canonical=canonical)
     if error is not None:

@@ -20,11 +20,13 @@ from agent_sdk.spec._arguments import (
     MAX_ARGUMENT_DEPTH,
     clip,
     copy_arguments,
+    declared_names,
     describe_validation_error,
     mentions_model,
     parse_arguments,
     unbindable_fields,
     unknown_nested,
+    validation_detail,
 )
 from agent_sdk.spec._schema import model_from_json_schema
 from agent_sdk.spec._signature import docstring_summary, model_from_function, parameters
@@ -65,6 +67,7 @@ class ToolSpec:
     _schema: dict[str, Any] = field(init=False, repr=False)
     _wants_ctx: bool = field(init=False, repr=False)
     _known: frozenset[str] = field(init=False, repr=False)
+    _names: frozenset[str] = field(init=False, repr=False)
     _has_submodels: bool = field(init=False, repr=False)
     _is_async: bool = field(init=False, repr=False)
 
@@ -109,6 +112,7 @@ class ToolSpec:
             for name in (fname, info.alias)
             if name
         )
+        self._names = declared_names(self._model)
         self._has_submodels = any(
             mentions_model(f.annotation) for f in self._model.model_fields.values()
         )
@@ -140,6 +144,7 @@ class ToolSpec:
                     f"invalid arguments for tool '{self.name}': unknown argument(s) "
                     f"{', '.join(clip(repr(k)) for k in unknown[:5])}; known: {known}",
                     tool=self.name,
+                    detail=f"{len(unknown)} unknown argument(s)",  # their names are input
                 )
         try:
             validated = self._model.model_validate(arguments)
@@ -148,6 +153,7 @@ class ToolSpec:
                 ErrorKind.TOOL_ARGS_INVALID,
                 f"invalid arguments for tool '{self.name}': {describe_validation_error(exc)}",
                 tool=self.name,
+                detail=validation_detail(exc, self._names),
             ) from None
         nested = unknown_nested(validated, arguments) if self._has_submodels else []
         if nested:
@@ -156,6 +162,7 @@ class ToolSpec:
                 f"invalid arguments for tool '{self.name}': unknown field(s) "
                 f"{', '.join(clip(n) for n in nested[:5])}",
                 tool=self.name,
+                detail=f"{len(nested)} unknown nested field(s)",
             )
         return validated
 

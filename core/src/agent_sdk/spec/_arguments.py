@@ -36,7 +36,12 @@ def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
         try:
             arguments = _DECODER.decode(text)
         except (ValueError, RecursionError) as exc:
-            raise _invalid(tool, f"arguments are not valid JSON ({_short(exc)})") from None
+            # The decoder's message may quote the text (a duplicated key, a number).
+            raise _invalid(
+                tool,
+                f"arguments are not valid JSON ({_short(exc)})",
+                detail="arguments are not valid JSON",
+            ) from None
         # Too few brackets to nest too deep: the walk below can be skipped.
         shallow = text.count("[") + text.count("{") <= MAX_ARGUMENT_DEPTH
     if arguments is None:
@@ -112,7 +117,7 @@ def _problem(value: Any, *, values: bool) -> str | None:
                 except UnicodeEncodeError:
                     return "arguments are not valid Unicode (a lone surrogate)"
         elif kind is float and not math.isfinite(item):
-            return f"{item} is not allowed"
+            return f"{item} is not allowed"  # nan, inf or -inf: no value of the caller's
     return None
 
 
@@ -192,8 +197,14 @@ def clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _invalid(tool: str, message: str) -> ToolError:
-    return ToolError(ErrorKind.TOOL_ARGS_INVALID, f"tool '{tool}': {message}", tool=tool)
+def _invalid(tool: str, message: str, *, detail: str | None = None) -> ToolError:
+    """``message`` is value-free unless a ``detail`` is given for traces."""
+    return ToolError(
+        ErrorKind.TOOL_ARGS_INVALID,
+        f"tool '{tool}': {message}",
+        tool=tool,
+        detail=message if detail is None else detail,
+    )
 
 
 def _short(exc: BaseException) -> str:
@@ -233,4 +244,34 @@ def describe_validation_error(exc: ValidationError, *, limit: int = 5) -> str:
     more = len(exc.errors()) - limit
     if more > 0:
         parts.append(f"and {more} more")
+    return "; ".join(parts)
+
+
+def declared_names(model: type[BaseModel]) -> frozenset[str]:
+    """Every field name and alias of ``model`` and of the models its fields can hold."""
+    names: set[str] = set()
+    seen: set[type[BaseModel]] = set()
+    todo = [model]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for name, info in current.model_fields.items():
+            names.update(n for n in (name, info.alias) if n)
+            todo += _models_in(info.annotation)
+    return frozenset(names)
+
+
+def validation_detail(exc: ValidationError, names: frozenset[str], *, limit: int = 5) -> str:
+    """A ValidationError without values, for traces: each failing location and pydantic's
+    error type. A location part that is not a declared field (a dict key, a union member's
+    tag) is the caller's input and shows as ``*``; list indices stay."""
+    errors = exc.errors(include_url=False, include_context=False, include_input=False)
+    parts = []
+    for err in errors[:limit]:
+        where = ".".join(str(p) if isinstance(p, int) or p in names else "*" for p in err["loc"])
+        parts.append(f"{where or 'arguments'}: {err['type']}")
+    if len(errors) > limit:
+        parts.append(f"and {len(errors) - limit} more")
     return "; ".join(parts)

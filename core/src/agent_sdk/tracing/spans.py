@@ -73,7 +73,11 @@ def tracing_enabled() -> bool:
 
 def capture_content(enabled: bool | None) -> None:
     """Opt in (or out) of putting tool arguments and results on spans. Off by default;
-    ``None`` follows the standard ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``."""
+    ``None`` follows the standard ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``.
+
+    On, an error's span also carries its message, which may quote the arguments or a
+    reviewer's reason; off, only the error's kind, its value-free detail and its cause's
+    type."""
     _state["content"] = None if enabled is None else bool(enabled)
 
 
@@ -161,13 +165,23 @@ def mark_error(current: Span, error: ToolError) -> None:
     current.set_attribute(sc.ERROR_TYPE, error.kind.value)
     if error.approval_id:
         current.set_attribute(sc.APPROVAL_ID, error.approval_id)
-    if error.cause is not None and not content_captured():
-        # The handler's own message may echo its arguments (KeyError(iban)): with content
-        # capture off only its type reaches the span.
-        description = f"{error.kind.value}: {type(error.cause).__name__}"
-    else:
-        description = error.message[:200]
-    current.set_status(Status(StatusCode.ERROR, description))
+    current.set_status(Status(StatusCode.ERROR, error_description(error)))
+
+
+def error_description(error: ToolError) -> str:
+    """What a span says about ``error``: with content capture on, its message (as the
+    arguments themselves are on the span); off, only value-free parts (the kind, the
+    error's ``detail`` and its cause's type). A message may quote the arguments (a
+    validator's ``f"{v} is not a UK account"``, a handler's ``KeyError(iban)``) or a
+    reviewer's reason, which may name them."""
+    if content_captured():
+        return error.message[:200]
+    parts = [error.kind.value]
+    if error.detail:
+        parts.append(error.detail)
+    if error.cause is not None:
+        parts.append(type(error.cause).__name__)
+    return ": ".join(parts)[:200]
 
 
 def mark_ok(current: Span) -> None:

@@ -337,10 +337,9 @@ SERVER = textwrap.dedent(
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            headers = {k.lower(): v for k, v in self.headers.items()}
             async def serve():
                 # This server's own limits; the caller's claims can only tighten them.
-                with continue_run(headers, limits=HierarchyLimits(max_depth=3)) as ctx:
+                with continue_run(self.headers, limits=HierarchyLimits(max_depth=3)) as ctx:
                     outcome = await executor.run_spec(TAX, {"request": body["request"]}, ctx)
                     return {"text": outcome.text, "run_id": ctx.run_id, "path": list(ctx.path)}
             data = json.dumps(asyncio.run(serve())).encode()
@@ -410,8 +409,11 @@ def test_a_remote_sub_agent_continues_the_trace_and_the_guards(tmp_path, spans):
     assert t["traceID"] == format(local_invoke.context.trace_id, "032x"), (
         "same trace across processes"
     )
+    # The continued run is a run_scope: its root span is the caller's span's child.
+    remote_root = next(s for s in t["spans"] if s["operationName"] == "invoke_workflow run")
+    assert remote_root["references"][0]["spanID"] == format(local_invoke.context.span_id, "016x")
     remote_tool = next(s for s in t["spans"] if s["operationName"] == "execute_tool tax")
-    assert remote_tool["references"][0]["spanID"] == format(local_invoke.context.span_id, "016x")
+    assert remote_tool["references"][0]["spanID"] == remote_root["spanID"]
     tags = {tag["key"]: tag["value"] for tag in remote_tool["tags"]}
     assert tags[sc.RUN_ID] == "run-remote" and tags[sc.PATH] == "legal/tax"
 

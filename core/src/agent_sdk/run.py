@@ -275,7 +275,18 @@ class run_scope:
     ) -> None:
         self.state = RunState(run_id or new_id("run"), limits or HierarchyLimits())
         self.name = name
+        self._at: CallContext | None = None
         self._stack: list[Any] = []
+
+    @classmethod
+    def continuing(
+        cls, ctx: CallContext, limits: HierarchyLimits, *, name: str = "run"
+    ) -> run_scope:
+        """The run_scope of a run another process started (``continue_run``): its run id,
+        and the caller's path and depth in the context, on the root span and in the report."""
+        scope = cls(ctx.run_id, limits=limits, name=name)
+        scope._at = ctx
+        return scope
 
     @property
     def run_id(self) -> str:
@@ -286,6 +297,7 @@ class run_scope:
         return self.state.report
 
     def __enter__(self) -> RunState:
+        path = self._at.path if self._at is not None else ()
         span_cm = _spans.span(
             f"{sc.OP_INVOKE_WORKFLOW} {self.name}",
             attributes={
@@ -294,15 +306,16 @@ class run_scope:
                 sc.GEN_AI_WORKFLOW_NAME: self.name,
                 sc.GEN_AI_PROVIDER_NAME: sc.PROVIDER,
                 sc.RUN_ID: self.state.run_id,
-                sc.PATH: sc.ROOT_PATH,
-                sc.DEPTH: 0,
+                sc.PATH: "/".join(path) or sc.ROOT_PATH,
+                sc.DEPTH: len(path),
             },
         )
         span = span_cm.__enter__()
         run_token = RUN_VAR.set(self.state)
         parent = current_context()
         ctx_cm = use_context(
-            CallContext(run_id=self.state.run_id, thread_id=parent.thread_id if parent else None)
+            self._at
+            or CallContext(run_id=self.state.run_id, thread_id=parent.thread_id if parent else None)
         )
         ctx_cm.__enter__()
         self._stack.append((span_cm, span, run_token, ctx_cm))

@@ -12,15 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
 from opentelemetry import baggage, propagate
 from opentelemetry import context as otel_context
 
-from agent_sdk.context import CallContext, current_context, new_id, use_context
+from agent_sdk.context import CallContext, current_context, new_id
 from agent_sdk.names import TOOL_NAME
-from agent_sdk.run import RUN_VAR, HierarchyLimits, RunState, current_run
+from agent_sdk.run import HierarchyLimits, current_run, run_scope
 from agent_sdk.tracing import semconv as sc
 
 RUN_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
@@ -61,12 +62,15 @@ def continue_run(
 ) -> Iterator[CallContext | None]:
     """Continue a hierarchy from another process: the same trace (the caller's span becomes
     the parent), the caller's run id, path and depth, so the guards (recursion included) hold
-    across the process boundary. Use as ``with continue_run(headers):``.
+    across the process boundary. Use as ``with continue_run(headers):``; header names are
+    read in any case (``self.headers`` of ``http.server``, a dict, any Mapping). The
+    continued run is a ``run_scope`` (root span, report, ``detached="refuse"``).
 
     The limits are this side's own (``limits``, else the active ``run_scope``'s, else the
     defaults), tightened by the caller's claims: the smaller max depth and the smaller
-    remaining budget win; timeouts and parallelism stay this side's. Yields the call's
-    context, or None when the caller sent no run (then this side's run, if any, applies).
+    remaining budget win; every other limit (timeouts, parallelism, ``detached``) stays this
+    side's. Yields the call's context, or None when the caller sent no run (then this
+    side's run, if any, applies).
     """
     try:
         otel_ctx = propagate.extract(_lower_case(carrier))
@@ -88,19 +92,15 @@ def continue_run(
             own_remaining = base.max_model_calls
         budget = _stricter(own_remaining, _number(values.get(sc.BAGGAGE_BUDGET)))
         max_depth = _stricter(base.max_depth, _number(values.get(sc.BAGGAGE_MAX_DEPTH)))
-        tightened = HierarchyLimits(
+        # Only the two claims change; every other limit (detached included) is this side's.
+        tightened = replace(
+            base,
             max_depth=max(max_depth or 1, 1),
             max_model_calls=None if budget is None else max(budget, 0),
-            child_timeout=base.child_timeout,
-            max_parallel=base.max_parallel,
         )
         ctx = CallContext(run_id=run_id, path=path)
-        run_token = RUN_VAR.set(RunState(run_id, tightened))
-        try:
-            with use_context(ctx):
-                yield ctx
-        finally:
-            RUN_VAR.reset(run_token)
+        with run_scope.continuing(ctx, tightened):
+            yield ctx
     finally:
         otel_context.detach(token)
 

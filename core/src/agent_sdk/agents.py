@@ -202,12 +202,14 @@ async def call_agent(
         )
     outcome = "error"
     usage: Usage | None = None
+    ran = False  # got its max_parallel slot: from here on it may be making model calls
     frame = ChildFrame()
     semaphore = run.semaphore(parent.path)
     try:
         if semaphore is not None:
             await semaphore.acquire()
         try:
+            ran = True
             with _agent_span(parent, path, name, provider) as span:
                 run.active += 1
                 frame_token = CHILD_VAR.set(frame)
@@ -250,7 +252,9 @@ async def call_agent(
         outcome = "cancelled"
         raise
     finally:
-        if usage is None:  # failed, timed out or cancelled: charge what it was seen using
+        if not ran:  # cancelled while waiting for its slot: no model call, no charge
+            run.release(reserved=reserved)
+        elif usage is None:  # failed, timed out or cancelled: charge what it was seen using
             meter = frame.meter or Usage()
             usage = Usage(
                 input_tokens=meter.input_tokens,

@@ -140,10 +140,14 @@ class RunState:
         self.reserved += 1
         return True
 
-    def settle(self, path: str, usage: Usage, *, reserved: bool) -> None:
-        """A sub-agent ended (whatever the outcome): release its hold, charge its usage."""
+    def release(self, *, reserved: bool) -> None:
+        """Drop a sub-agent's hold without charging it (it never started)."""
         if reserved and self.limits.max_model_calls is not None:
             self.reserved -= 1
+
+    def settle(self, path: str, usage: Usage, *, reserved: bool) -> None:
+        """A sub-agent ended (whatever the outcome): release its hold, charge its usage."""
+        self.release(reserved=reserved)
         self.charge(path, usage)
 
     def charge(self, path: str, usage: Usage) -> None:

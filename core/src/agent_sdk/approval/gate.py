@@ -30,6 +30,7 @@ from agent_sdk.run import note_pending_approval
 from agent_sdk.spec import (
     ToolSpec,
     arguments_digest,
+    canonical_dump,
     canonical_json,
     copy_arguments,
     digest_of,
@@ -240,7 +241,7 @@ class ApprovalGate:
         confirm = spec.confirm is not False and confirm_required(spec, validated)
         if not confirm:
             return Admission(spec, ctx, validated)
-        dump = validated.model_dump(mode="json")
+        dump = canonical_dump(validated)  # what the reviewer sees, in one order everywhere
         canonical = canonical_json(dump)
         digest = digest_of(spec.name, canonical)
         run_id, thread_id, call_id = ctx.run_id, ctx.thread_id, ctx.call_id

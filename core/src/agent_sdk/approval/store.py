@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from agent_sdk.approval.ports import Decision
 from agent_sdk.context import new_id
 from agent_sdk.errors import ApprovalError
+from agent_sdk.spec import canonical_json
 
 _T = TypeVar("_T")
 
@@ -280,8 +281,8 @@ class DeferredApproval:
 
     @staticmethod
     def call_key(tool: str, arguments: dict[str, Any], *, run_id: str, call_id: str | None) -> str:
-        canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=str)
-        text = "\x00".join([run_id, call_id or "", tool, canonical])
+        # canonical_json: a set's members sorted, so every process keys a call the same way.
+        text = "\x00".join([run_id, call_id or "", tool, canonical_json(arguments)])
         return hashlib.sha256(text.encode()).hexdigest()
 
     async def request(

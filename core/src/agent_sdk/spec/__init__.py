@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import inspect
-import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast, overload
@@ -28,6 +26,12 @@ from agent_sdk.spec._arguments import (
     unknown_nested,
     validation_detail,
 )
+from agent_sdk.spec._canonical import (
+    arguments_digest,
+    canonical_dump,
+    canonical_json,
+    digest_of,
+)
 from agent_sdk.spec._schema import model_from_json_schema
 from agent_sdk.spec._signature import docstring_summary, model_from_function, parameters
 
@@ -38,6 +42,7 @@ __all__ = [
     "Registry",
     "ToolSpec",
     "arguments_digest",
+    "canonical_dump",
     "canonical_json",
     "copy_arguments",
     "digest_of",
@@ -228,21 +233,6 @@ class ToolSpec:
         raise ConfigurationError(
             f"a tool needs a ToolSpec or a function, got {type(spec_or_function).__name__}"
         )
-
-
-def arguments_digest(tool: str, validated: BaseModel) -> str:
-    """A digest of the validated arguments, as bound into approval tokens."""
-    return digest_of(tool, canonical_json(validated.model_dump(mode="json")))
-
-
-def canonical_json(arguments: Any) -> str:
-    """One spelling of JSON-mode arguments: what a digest and an edit check compare."""
-    return json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def digest_of(tool: str, canonical: str) -> str:
-    """The token digest of ``canonical`` arguments (``canonical_json``) of ``tool``."""
-    return hashlib.sha256(f"{tool}\x00{canonical}".encode()).hexdigest()
 
 
 class Registry:

@@ -18,7 +18,7 @@ from agent_sdk.context import CallContext, current_context, use_context
 from agent_sdk.deprecated import module_getattr
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import to_json_text
-from agent_sdk.failures import record_failure
+from agent_sdk.failures import record_failure, record_success
 from agent_sdk.redaction import safe_message
 from agent_sdk.run import note_pending_approval
 from agent_sdk.spec import Registry, ToolSpec
@@ -129,7 +129,7 @@ class Executor:
                 if exc.approval_id is not None:
                     note_pending_approval(exc.approval_id)
                 _spans.mark_error(span, exc)
-                record_failure(call.call_id, exc)
+                record_failure(call.call_id, exc, run_id=call.run_id)
                 return ToolOutcome(spec.name, exc.to_model_text(), error=exc)
             except Exception as exc:  # the handler failed: tell the model, keep the cause
                 error = ToolError(
@@ -140,9 +140,10 @@ class Executor:
                 )
                 _spans.mark_error(span, error)
                 span.set_attribute(sc.ERROR_TYPE, type(exc).__qualname__)
-                record_failure(call.call_id, error)
+                record_failure(call.call_id, error, run_id=call.run_id)
                 return ToolOutcome(spec.name, error.to_model_text(), error=error)
             _spans.mark_ok(span)
+            record_success(call.call_id, run_id=call.run_id)  # an earlier failure is stale
             if capture:
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_RESULT, text)
             return ToolOutcome(spec.name, text, value=value)

@@ -271,7 +271,7 @@ class ApprovalGate:
         except ToolError as exc:
             # Kept for the host by call id (``tool_error``), also for a call the framework
             # pauses or refuses itself and so never reaches the executor.
-            record_failure(request.call_id, exc)
+            record_failure(request.call_id, exc, run_id=request.run_id)
             if exc.approval_id is not None:
                 note_pending_approval(exc.approval_id)
             raise

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -35,28 +37,75 @@ def extract_last(response: AgentResponse) -> str:
 def extract_json(response: AgentResponse) -> str:
     value = response.structured
     if value is None:
-        text = extract_last(response)
-        try:
-            json.loads(text)
-        except ValueError:
-            return json.dumps(text, ensure_ascii=False)
-        return text
+        return json_or_quoted(extract_last(response))
+    if isinstance(value, str):
+        return json_or_quoted(value)
     return to_json_text(value)
+
+
+# The limits tool arguments have (spec.MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_BYTES): what is
+# passed on as JSON is what a model could send back as arguments.
+MAX_JSON_DEPTH = 64
+"""Text nested deeper than this is not passed on as JSON (json mode quotes it)."""
+MAX_JSON_CHARS = 1_000_000
+"""Text longer than this is not parsed to check that it is JSON (json mode quotes it)."""
+
+
+def json_or_quoted(text: str) -> str:
+    """``text`` as it is when it is JSON within MAX_JSON_DEPTH and MAX_JSON_CHARS, else
+    quoted as a JSON string: what the caller gets is JSON either way, and no text, however
+    hostile (``"[" * 100_000``), makes the check fail."""
+    return text if _is_json(text) else json.dumps(text, ensure_ascii=False)
+
+
+def _is_json(text: str) -> bool:
+    if len(text) > MAX_JSON_CHARS or _depth(text) > MAX_JSON_DEPTH:
+        return False
+    try:
+        json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError):  # RecursionError: a deep call stack of our caller's
+        return False
+    return True
+
+
+def _not_json(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")  # Python's json reads NaN and Infinity
+
+
+# A JSON string, as json.loads reads one (the brackets inside it do not nest), or an unclosed
+# one to the end (where the parser stops). It always matches where it starts, so it never
+# backtracks: linear in the text.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _depth(text: str) -> int:
+    """How deep the brackets of ``text`` nest outside its strings (an upper bound of what
+    the parser would descend into: an unclosed string only adds brackets). Linear, with no
+    recursion."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0  # too few brackets to nest too deep: the common case, two C scans
+    brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
 def to_json_text(value: Any) -> str:
     """Serialise structured output as JSON, never as a Python repr."""
-    if isinstance(value, BaseModel):
-        return value.model_dump_json()
     if isinstance(value, str):
         return value
     try:
+        if isinstance(value, BaseModel):
+            return value.model_dump_json()
         return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_json_default)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
+        # ValueError: NaN, a cycle, or pydantic's own serialisation errors (a model nested
+        # too deep among them); RecursionError: a plain value nested too deep.
         raise ToolError(
             ErrorKind.TOOL_FAILED,
             f"structured output of type {type(value).__name__} cannot be serialised as JSON",
             cause=exc,
+            detail="the result cannot be serialised as JSON",
         ) from exc
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -181,3 +182,112 @@ def test_escape_sequences_never_reach_the_terminal(tmp_path):
 
 def test_format_tree_accepts_what_load_returns(tmp_path):
     assert "op" in format_tree(doc([span("a")])["data"])
+
+
+# -- hostile files, second pass (issue 27, findings 7 and 8) -------------------------------
+def clean_run(out: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in out.stderr and "internal error" not in out.stderr, out.stderr
+    assert out.returncode == 0, out.stderr
+
+
+def test_a_tag_whose_key_is_a_list_is_ignored(tmp_path):
+    spans = [span("a", name="kept")]
+    spans[0]["tags"] = [{"key": ["x"], "value": 1}, {"key": {"k": 1}, "value": 2}]
+    spans[0]["tags"].append({"key": "agent_sdk.outcome", "value": "ok"})
+    out = show(tmp_path, json.dumps(doc(spans)))
+    clean_run(out)
+    assert "kept" in out.stdout and "outcome=ok" in out.stdout
+
+
+@pytest.mark.parametrize("field", ["duration", "startTime"])
+def test_numbers_of_400_digits_print(tmp_path, field):
+    huge = "9" * 400
+    text = json.dumps(doc([span("a", name="big"), span("b", name="small")]))
+    text = text.replace('"duration": 1000}', f'"{field}": {huge}}}', 1)
+    out = show(tmp_path, text)
+    clean_run(out)
+    assert "big" in out.stdout and "small" in out.stdout
+
+
+def test_huge_floats_and_nan_print(tmp_path):
+    text = json.dumps(doc([span("a", name="inf"), span("b", name="nan")]))
+    text = text.replace('"duration": 1000}', '"duration": 1e400, "startTime": -1e400}', 1)
+    text = text.replace('"duration": 1000}', '"duration": NaN, "startTime": NaN}', 1)
+    out = show(tmp_path, text)
+    clean_run(out)
+    assert "inf" in out.stdout and "nan" in out.stdout
+
+
+def test_names_that_are_deep_or_large_values_print_briefly(tmp_path):
+    deep: object = "x"
+    for _ in range(900):  # as deep as json accepts: printing it must not recurse
+        deep = [deep]
+    spans = [span("a"), span("b"), span("c")]
+    spans[0]["operationName"] = deep
+    spans[1]["operationName"] = list(range(200_000))
+    spans[2]["tags"] = [{"key": "agent_sdk.path", "value": {"a": deep}}]
+    out = show(tmp_path, json.dumps(doc(spans)))
+    clean_run(out)
+    assert len(out.stdout.splitlines()) == 4 and len(out.stdout) < 2_000, out.stdout[:500]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "t.json"
+    os.mkfifo(fifo)
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_sdk.cli", "trace", "show", str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=20,  # blocked forever before: nobody ever writes to the pipe
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "not a regular file" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_a_device_is_refused(tmp_path):
+    with pytest.raises(ConfigurationError, match="not a regular file"):
+        load_trace_file(os.devnull)
+
+
+class CountedId(str):
+    """A span id that counts how often it is hashed: every set or dict look-up of an id
+    hashes it, so the count is the number of id look-ups format_tree makes."""
+
+    hashes = 0
+
+    def __hash__(self) -> int:
+        CountedId.hashes += 1
+        return str.__hash__(self)
+
+
+def cycles(n: int, make: type[str] = str) -> list[dict]:
+    """``n`` two-span cycles (a_i's parent is b_i and b_i's is a_i) and one proper root."""
+    out = [span(make("root"), name="root")]
+    for i in range(n):
+        a, b = make(f"a{i:05d}"), make(f"b{i:05d}")
+        out += [span(a, b, name=f"a{i}"), span(b, a, name=f"b{i}")]
+    return out
+
+
+def test_parent_cycles_cost_a_bounded_number_of_look_ups_per_span():
+    """Finding 8: each cycle rebuilt the list of unreached spans (quadratic: 20,000 cycles
+    took 22 s). The look-ups per span must not grow with the number of cycles."""
+    per_span = []
+    for n in (200, 2_000):
+        CountedId.hashes = 0
+        text = format_tree(doc(cycles(n, CountedId))["data"])
+        spans = 2 * n + 1
+        assert text.count("form a cycle") == n and len(text.splitlines()) == 1 + n + spans
+        assert CountedId.hashes >= spans  # the ids were looked up as the counted objects
+        per_span.append(CountedId.hashes / spans)
+    assert per_span[1] <= per_span[0] * 1.5, per_span  # quadratic: 10x more per span
+
+
+def test_twenty_thousand_cycles_print_each_span_once(tmp_path):
+    out = show(tmp_path, json.dumps(doc(cycles(20_000))))
+    clean_run(out)
+    lines = out.stdout.splitlines()
+    assert lines.count("  (spans whose parents form a cycle:)") == 20_000
+    names = [line.split()[0] for line in lines[1:] if not line.startswith("  (")]
+    assert sorted(names) == sorted(["root"] + [f"{c}{i}" for i in range(20_000) for c in "ab"])

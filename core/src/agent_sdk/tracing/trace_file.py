@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -222,9 +224,9 @@ def _jaeger_span(s: ReadableSpan, trace_id: str) -> dict[str, Any]:
 
 def load_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The traces of a Jaeger JSON file (``{"data": [...]}``); ConfigurationError with one
-    clear line for anything else."""
+    clear line for anything else (a named pipe or a device is refused, never read)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = _read_regular_file(path).decode("utf-8")
     except FileNotFoundError:
         raise ConfigurationError(f"no trace file at {path}") from None
     except IsADirectoryError:
@@ -242,11 +244,34 @@ def load_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return doc["data"]  # type: ignore[no-any-return]
 
 
+def _read_regular_file(path: str | os.PathLike[str]) -> bytes:
+    # Opened without blocking and checked on the open descriptor (not by name first, which
+    # another process could swap): opening a named pipe for reading waits for a writer.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):
+            kind = "a named pipe" if stat.S_ISFIFO(mode) else "a socket or a device"
+            raise ConfigurationError(f"{path} is not a regular file ({kind}); give a trace file")
+        return f.read()
+
+
 def clean(value: Any, limit: int = 200) -> str:
     """Text safe for a terminal: control characters (escape sequences, newlines) shown as
-    ``\\xNN``, cut to ``limit``."""
-    text = str(value)[:limit]
+    ``\\xNN``, cut to ``limit``. A list or an object is shown by its type only: it may be
+    huge, or too deep to print."""
+    text = _text(value)[:limit]
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, (bool, int, float)):
+        return str(value)
+    return f"({type(value).__name__})"
 
 
 def format_tree(traces: Sequence[Any]) -> str:
@@ -279,7 +304,7 @@ def format_tree(traces: Sequence[Any]) -> str:
             group.sort(
                 key=lambda i: (
                     _num(spans[i].get("startTime")),
-                    str(spans[i].get("operationName", "")),
+                    _text(spans[i].get("operationName", "")),
                 )
             )
         lines.append(f"trace {clean(t.get('traceID'))} ({len(spans)} spans)")
@@ -287,12 +312,24 @@ def format_tree(traces: Sequence[Any]) -> str:
             lines.append(f"  ({skipped} malformed and {duplicated} duplicated spans skipped)")
         seen: set[str] = set()
         _walk(children.get(None, []), spans, children, seen, lines)
-        cyclic = sorted(sid for sid in spans if sid not in seen)
-        while cyclic:  # spans whose parents form a cycle: never reachable from a root
-            lines.append("  (spans whose parents form a cycle:)")
-            _walk([cyclic[0]], spans, children, seen, lines)
-            cyclic = [sid for sid in cyclic if sid not in seen]
+        # What no root reaches hangs below a cycle of parents: print each cycle from one
+        # of its own spans, which reaches every span hanging below it (each span once).
+        for sid in sorted(sid for sid in spans if sid not in seen):
+            if sid not in seen:
+                lines.append("  (spans whose parents form a cycle:)")
+                _walk([_in_cycle(sid, parent_of)], spans, children, seen, lines)
     return "\n".join(lines)
+
+
+def _in_cycle(sid: str, parent_of: Mapping[str, str | None]) -> str:
+    """A span of the cycle that ``sid``'s parents lead to (``sid`` is reached by no root, so
+    they never end). Only unprinted spans are climbed, and all of them get printed from it:
+    linear over a whole trace."""
+    climbed = {sid}
+    while (parent := parent_of[sid]) is not None and parent not in climbed:
+        climbed.add(parent)
+        sid = parent
+    return parent if parent is not None else sid
 
 
 def _parent(span: Mapping[str, Any], spans: Mapping[str, Any], own: str) -> str | None:
@@ -305,7 +342,12 @@ def _parent(span: Mapping[str, Any], spans: Mapping[str, Any], own: str) -> str 
 
 
 def _num(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    try:
+        return float(value)
+    except OverflowError:  # an int of hundreds of digits
+        return math.inf if value > 0 else -math.inf
 
 
 def _walk(
@@ -324,9 +366,9 @@ def _walk(
         s = spans[sid]
         raw_tags = s.get("tags")
         tags = {
-            tag.get("key"): tag.get("value")
+            tag["key"]: tag.get("value")
             for tag in (raw_tags if isinstance(raw_tags, list) else ())
-            if isinstance(tag, Mapping)
+            if isinstance(tag, Mapping) and isinstance(tag.get("key"), str)
         }
         extra = []
         if tags.get(sc.PATH):

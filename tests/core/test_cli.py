@@ -79,3 +79,35 @@ def test_plugins_are_listed_sorted():
     names = [line.split()[0] for line in out.stdout.splitlines()[2:] if line.strip()]
     assert names == sorted(names) and len(names) >= 4
     assert Path(agent_sdk.__file__).exists()
+
+
+# -- no traceback for a terminal user (issue 27, findings 7, 10 and 12) --------------------
+def test_an_internal_error_is_one_line_and_its_own_exit_code(monkeypatch, capsys, tmp_path):
+    """The last-resort handler: a bug in a command is reported in one line, the traceback
+    only with -v; the exit code is the one the help documents."""
+    from agent_sdk import cli as command
+
+    def broken(args):
+        raise RuntimeError("the bug\nsecond line")
+
+    monkeypatch.setattr(command, "cmd_trace_show", broken)
+    assert command.main(["trace", "show", str(tmp_path / "t.json")]) == command.EXIT_INTERNAL
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "agent-sdk: internal error: RuntimeError: the bug second line (-v shows the traceback)\n"
+    )
+    for argv in (["-v", "trace", "show", "x"], ["trace", "show", "--verbose", "x"]):
+        assert command.main(argv) == command.EXIT_INTERNAL
+        err = capsys.readouterr().err
+        assert "Traceback (most recent call last)" in err and "in broken" in err
+        assert err.rstrip().endswith("agent-sdk: internal error: RuntimeError: the bug second line")
+
+
+def test_the_help_documents_the_exit_codes():
+    from agent_sdk import cli as command
+
+    out = cli("--help")
+    assert out.returncode == 0
+    for code in ("0 ", "2 ", f"{command.EXIT_INTERNAL} ", "130 "):
+        assert f"\n  {code}" in out.stdout, out.stdout

@@ -250,6 +250,20 @@ def test_a_device_is_refused(tmp_path):
         load_trace_file(os.devnull)
 
 
+def test_a_terminal_that_cannot_encode_the_names_gets_escapes(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc([span("a", name="Prüfung 審査")])))
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_sdk.cli", "trace", "show", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+    )
+    clean_run(out)
+    assert "Pr\\xfcfung" in out.stdout
+
+
 class CountedId(str):
     """A span id that counts how often it is hashed: every set or dict look-up of an id
     hashes it, so the count is the number of id look-ups format_tree makes."""

@@ -5,10 +5,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from agent_sdk._version import __version__
 from agent_sdk.errors import AgentSDKError
+
+EXIT_ERROR = 2
+EXIT_INTERNAL = 70  # EX_SOFTWARE (sysexits.h): a bug in agent-sdk, not in what it was given
+EXIT_INTERRUPTED = 130
+EXIT_STATUS = f"""exit status:
+  0    done
+  1    the output was closed early (e.g. piped into head)
+  {EXIT_ERROR}    an error the message explains (bad arguments, an unusable file, port or
+       endpoint, a failed run or trace export)
+  {EXIT_INTERNAL}   internal error: a bug in agent-sdk (-v shows the traceback; please report it)
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
+"""
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -109,13 +122,30 @@ def cmd_serve_scripted(args: argparse.Namespace) -> int:
     return demo.serve(args)
 
 
+VERBOSE = "say more: the traceback of an internal error, the OTLP exporter's own messages"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agent-sdk", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="agent-sdk",
+        description=__doc__,
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"agent-sdk {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE)
+    # -v after the command works too; SUPPRESS keeps a subcommand from resetting it
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("plugins", help="list integrations and plugins").set_defaults(func=cmd_plugins)
+    sub.add_parser("plugins", parents=[common], help="list integrations and plugins").set_defaults(
+        func=cmd_plugins
+    )
     demo = sub.add_parser(
         "demo",
+        parents=[common],
         help="run the contract-review hierarchy over HTTP (a scripted model, or any "
         "OpenAI-compatible endpoint with --base-url) and print its trace",
     )
@@ -164,27 +194,36 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
     serve = sub.add_parser(
         "serve-scripted",
+        parents=[common],
         help="serve the demo's scripted model as an OpenAI-compatible endpoint",
     )
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=0, help="default: a free port")
+    serve.add_argument("--port", type=int, default=0, help="0-65535 (default: a free port)")
     serve.set_defaults(func=cmd_serve_scripted)
-    trace = sub.add_parser("trace", help="work with trace files")
+    trace = sub.add_parser("trace", parents=[common], help="work with trace files")
     trace_sub = trace.add_subparsers(dest="trace_command", required=True)
-    show = trace_sub.add_parser("show", help="print the span tree of a Jaeger JSON file")
+    show = trace_sub.add_parser(
+        "show", parents=[common], help="print the span tree of a Jaeger JSON file"
+    )
     show.add_argument("file")
     show.set_defaults(func=cmd_trace_show)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A terminal that cannot show a character (PYTHONIOENCODING=ascii, a C locale on an
+        # old system) gets its escape, not a UnicodeEncodeError.
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
     except AgentSDKError as exc:
         print(f"agent-sdk: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     except BrokenPipeError:
         # The reader went away (`agent-sdk trace show t.json | head`): stop quietly, and
         # keep Python from complaining again when it flushes stdout at exit.
@@ -192,7 +231,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print("agent-sdk: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # the last resort: a terminal user never gets a traceback
+        verbose = getattr(args, "verbose", False)
+        if verbose:
+            traceback.print_exc()
+        problem = " ".join(f"{type(exc).__name__}: {exc}".split())[:500]
+        hint = "" if verbose else " (-v shows the traceback)"
+        print(f"agent-sdk: internal error: {problem}{hint}", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -111,3 +111,63 @@ def test_the_help_documents_the_exit_codes():
     assert out.returncode == 0
     for code in ("0 ", "2 ", f"{command.EXIT_INTERNAL} ", "130 "):
         assert f"\n  {code}" in out.stdout, out.stdout
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def one_line_error(out: subprocess.CompletedProcess[str], *expected: str) -> None:
+    assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
+    assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("agent-sdk: "), out.stderr
+    for text in expected:
+        assert text in out.stderr, out.stderr
+
+
+def test_serve_scripted_on_a_port_in_use_says_so():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = cli("serve-scripted", "--port", str(port))
+    one_line_error(out, f"127.0.0.1:{port}", "in use")
+
+
+def test_serve_scripted_on_a_port_out_of_range_says_so():
+    one_line_error(cli("serve-scripted", "--port", "99999"), "99999", "0-65535")
+
+
+def test_serve_scripted_on_an_unknown_host_says_so():
+    one_line_error(
+        cli("serve-scripted", "--host", "no-such-host.invalid"),
+        "no-such-host.invalid",
+    )
+
+
+MINIFW = {"AGENT_SDK_PLUGINS": "minifw", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "1"}
+
+
+def test_demo_says_when_the_otlp_export_failed(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    out = cli("demo", "--framework", "minifw", "--otlp", url, env=MINIFW, cwd=tmp_path)
+    assert "trace exported to" not in out.stdout
+    assert "invoke_workflow" in out.stdout  # the run itself worked and was shown
+    one_line_error(out, f"not exported to {url}", "refused")
+
+
+def test_demo_says_when_the_otlp_export_worked(tmp_path):
+    from agent_sdk.testing.otlp import OTLPReceiver
+
+    with OTLPReceiver() as receiver:
+        out = cli("demo", "--framework", "minifw", "--otlp", receiver.url, env=MINIFW)
+        assert out.returncode == 0, out.stderr
+        assert f"trace exported to {receiver.url}" in out.stdout and out.stderr == ""
+        services = {service for service, _, _ in receiver.spans()}
+    assert services == {"agent-sdk-demo"}

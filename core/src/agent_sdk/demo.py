@@ -21,9 +21,9 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from agent_sdk._integration import Integration
 from agent_sdk.approval import ApprovalPort, ApprovalRequest, AutoApprove, CallbackApproval, DenyAll
@@ -35,6 +35,9 @@ from agent_sdk.scripted import Harness, RunResult, ScriptedAgent, ToolCall, Turn
 from agent_sdk.scripted.endpoint import Api, Endpoint
 from agent_sdk.spec import ToolSpec
 from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file
+
+if TYPE_CHECKING:
+    from agent_sdk.scripted.server import ScriptedServer
 
 DEFAULT_ORDER = ("ag2", "openai-agents", "autogen", "fast-agent")
 CLAUSE = (
@@ -370,9 +373,13 @@ def _main(args: Any, trace_file: Path) -> int:
         source = ""
         if not getattr(args, "in_process", False):
             endpoint, source = _endpoint(args, stack)
-        provider = configure_tracing(
-            "agent-sdk-demo", endpoint=args.otlp, file=trace_file, set_global=True
-        )
+        provider = configure_tracing("agent-sdk-demo", file=trace_file, set_global=True)
+        export = None
+        if args.otlp:
+            export = _WatchedExport(args.otlp)
+            provider.add_span_processor(export.processor())
+            if not getattr(args, "verbose", False):  # said once, below, in one line
+                stack.enter_context(_quiet("opentelemetry.exporter.otlp"))
         try:
             result = asyncio.run(run_demo(integration, approve=args.approve, endpoint=endpoint))
         except AgentSDKError as exc:
@@ -403,10 +410,109 @@ def _main(args: Any, trace_file: Path) -> int:
     print(format_tree(load_trace_file(trace_file)))
     if args.trace_file:
         print(f"\ntrace written to {trace_file} (Jaeger UI: Search > JSON File)")
-    if args.otlp:
-        print(f"\ntrace exported to {args.otlp} (Jaeger: service agent-sdk-demo,")
+    if export is not None:
+        export.check()
+        print(f"\ntrace exported to {export.url} (Jaeger: service agent-sdk-demo,")
         print(f"  tag agent_sdk.run_id={result['run_id']})")
     return 0
+
+
+class _WatchedExport:
+    """The demo's OTLP/HTTP export, watched: the OTLP exporter only logs why a batch failed,
+    and the demo must say whether its trace arrived."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.sent = self.failed = 0
+        self.error: str | None = None  # the last HTTP status or connection error
+
+    def processor(self) -> Any:
+        try:
+            import requests
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        except ImportError:  # pragma: no cover - depends on the install
+            raise DemoError(
+                "--otlp needs the OTLP exporter: pip install 'agent-sdk[otel]'"
+            ) from None
+        watch = self
+
+        class Session(requests.Session):
+            def request(self, *args: Any, **kwargs: Any) -> requests.Response:
+                try:
+                    response = super().request(*args, **kwargs)
+                except Exception as exc:
+                    watch.error = _root_cause(exc)
+                    raise
+                if response.status_code >= 400:
+                    watch.error = f"HTTP {response.status_code} {response.reason}"
+                return response
+
+        # The HTTP exporter uses an explicit endpoint verbatim: accept the base URL users know.
+        url = self.url.rstrip("/")
+        url += "" if url.endswith("/v1/traces") else "/v1/traces"
+        self._exporter: Any = OTLPSpanExporter(endpoint=url, session=Session())
+        return BatchSpanProcessor(cast(Any, self))
+
+    def export(self, spans: Any) -> Any:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        result = self._exporter.export(spans)
+        if result is SpanExportResult.SUCCESS:
+            self.sent += 1
+        else:
+            self.failed += 1
+        return result
+
+    def shutdown(self) -> None:
+        self._exporter.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return bool(self._exporter.force_flush(timeout_millis))
+
+    def check(self) -> None:
+        """DemoError naming the URL and the error unless every batch arrived."""
+        if self.sent and not self.failed:
+            return
+        why = f": {self.error}" if self.error else ""
+        if self.sent:
+            raise DemoError(
+                f"part of the trace was not exported to {self.url}{why} ({self.failed} of "
+                f"{self.failed + self.sent} batches failed)"
+            )
+        raise DemoError(f"the trace was not exported to {self.url}{why}")
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost error under the HTTP client's wrappers, in one line ("Connection
+    refused", "Name or service not known")."""
+    seen: set[int] = set()
+    while id(exc) not in seen:
+        seen.add(id(exc))
+        reason = getattr(exc, "reason", None)  # urllib3 keeps the cause of a retry there
+        inner = reason if isinstance(reason, BaseException) else exc.__cause__ or exc.__context__
+        if inner is None:
+            break
+        exc = inner
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or repr(exc)
+    return " ".join(text.split())[:300]
+
+
+@contextlib.contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    """The logger ``name`` says nothing while the demo runs (the demo reports instead)."""
+    import logging
+
+    logger = logging.getLogger(name)
+    handler = logging.NullHandler()
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def _with_trace(message: str, args: Any) -> str:
@@ -419,13 +525,44 @@ def serve(args: Any) -> int:
     """``agent-sdk serve-scripted``: the demo's scripted model as a standalone endpoint."""
     import threading
 
-    from agent_sdk.scripted.server import ScriptedServer
-
-    with ScriptedServer(script(), host=args.host, port=args.port) as server:
+    server = _listening(args.host, args.port)
+    try:
         print(f"serving the demo's scripted model at {server.url}", flush=True)
         print(
             f"  try: agent-sdk demo --base-url {server.url} --model scripted   (Ctrl-C stops)",
             flush=True,
         )
         threading.Event().wait()
+    finally:
+        server.close()
     return 0  # pragma: no cover - ends with Ctrl-C
+
+
+def _listening(host: str, port: int) -> ScriptedServer:
+    """The demo's scripted server, started on ``host:port``; DemoError naming what is wrong
+    with the address (out of range, unknown host, in use, not ours), never the socket's
+    traceback."""
+    import errno
+    import socket
+
+    from agent_sdk.scripted.server import ScriptedServer
+
+    where = f"{host}:{port}"
+    if not 0 <= port <= 65535:
+        raise DemoError(f"cannot serve on {where}: --port must be 0-65535 (0: a free port)")
+    server = ScriptedServer(script(), host=host, port=port)
+    try:
+        return server.start()
+    except socket.gaierror as exc:
+        raise DemoError(
+            f"cannot serve on {where}: unknown host {host!r} ({exc.strerror})"
+        ) from None
+    except OSError as exc:
+        hint = {
+            errno.EADDRINUSE: "the port is in use; pick another --port, or 0 for a free one",
+            errno.EACCES: "permission denied (ports below 1024 need privileges)",
+            errno.EADDRNOTAVAIL: f"{host} is not an address of this machine",
+        }.get(exc.errno or 0, exc.strerror or str(exc))
+        raise DemoError(f"cannot serve on {where}: {hint}") from None
+    except (OverflowError, ValueError) as exc:
+        raise DemoError(f"cannot serve on {where}: {exc}") from None

@@ -341,6 +341,44 @@ BROKEN = {
                     return await good.fn(event)
                 return Tool(good.name, good.description, good.parameters, fn)
     """,
+    # Answers a child's pending approval with plain text of its own (C9, C15): the parent's
+    # model is never told which approval the child waits on.
+    "swallows-child-approval": """
+        from agent_sdk_minifw.framework import Tool, ToolResult
+        from agent_sdk_minifw.testing import MiniHarness
+        class Broken(MiniHarness):
+            def export_agent_tool(self, agent, **options):
+                good = super().export_agent_tool(agent, **options)
+                async def fn(event):
+                    res = await good.fn(event)
+                    if "approval required" in res.text:
+                        return ToolResult("the payment waits for a reviewer")
+                    return res
+                return Tool(good.name, good.description, good.parameters, fn)
+    """,
+    # Remembers the approvals its port gave, by run, call, tool and arguments, and gives them
+    # again itself (to spare the reviewer): a child's used approval, replayed, runs again.
+    "replays-child-approval": """
+        import json
+        from agent_sdk import Decision
+        from agent_sdk_minifw import minifw_tool
+        from agent_sdk_minifw.testing import MiniHarness
+        class Remembering:
+            def __init__(self, port):
+                self.port, self.approved = port, set()
+            async def request(self, tool, arguments, **kw):
+                key = (kw["run_id"], kw["call_id"], tool, json.dumps(arguments, sort_keys=True))
+                if key in self.approved:
+                    return Decision.approve()
+                decision = await self.port.request(tool, arguments, **kw)
+                if decision.approved and decision.arguments is None:
+                    self.approved.add(key)
+                return decision
+        class Broken(MiniHarness):
+            def export_tool(self, spec, *, executor, approval=None):
+                port = None if approval is None else Remembering(approval)
+                return minifw_tool(spec, executor=executor, approval=port)
+    """,
 }
 
 # Every check each variant fails, and only those: the variants are coarse (each breaks
@@ -376,6 +414,8 @@ EXPECTED_FAILURES = {
         "test_c8_copies_share_spec_executor_and_tokens",
         "test_c9_pending_approvals_in_the_child_are_not_hidden",
         "test_c13_the_reviewers_trace_has_the_reference_skeleton",
+        "test_c15_a_child_confirm_call_approved_by_the_gate_runs_once",
+        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
     ],
     "token-trusting": [
         "test_c0_a_confirm_call_is_decided_once",
@@ -392,6 +432,8 @@ EXPECTED_FAILURES = {
         "test_c8_copies_share_spec_executor_and_tokens",
         "test_c9_pending_approvals_in_the_child_are_not_hidden",
         "test_c13_the_reviewers_trace_has_the_reference_skeleton",
+        "test_c15_a_child_confirm_call_approved_by_the_gate_runs_once",
+        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
     ],
     "serial": ["test_c12_calls_in_one_turn_run_concurrently"],
     "untraced-top-agent": ["test_c13_the_reviewers_trace_has_the_reference_skeleton"],
@@ -416,6 +458,8 @@ EXPECTED_FAILURES = {
         "test_c0_the_exception_behind_a_model_visible_error_is_kept",
         "test_c5_context_is_bound",
         "test_c6_approved_runs_once_and_executor_does_not_ask_again",
+        "test_c15_a_child_confirm_call_approved_by_the_gate_runs_once",
+        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
     ],
     "port-never-asked": [
         "test_c0_a_confirm_call_is_decided_once",
@@ -426,6 +470,8 @@ EXPECTED_FAILURES = {
         "test_c6_deferred_returns_the_approval_id",
         "test_c8_copies_share_spec_executor_and_tokens",
         "test_c9_pending_approvals_in_the_child_are_not_hidden",
+        "test_c15_a_child_confirm_call_approved_by_the_gate_runs_once",
+        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
     ],
     "leaves-handler-running": [
         "test_c4_cancellation_propagates_and_leaves_nothing_behind",
@@ -445,7 +491,10 @@ EXPECTED_FAILURES = {
         "test_c0_history_modes_are_the_cores",
     ],
     "drifted-keywords": ["test_c0_the_public_functions_take_the_cores_keywords"],
-    "loses-exception": ["test_c0_the_exception_behind_a_model_visible_error_is_kept"],
+    "loses-exception": [
+        "test_c0_the_exception_behind_a_model_visible_error_is_kept",
+        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
+    ],
     "validates-twice": [
         "test_c0_a_call_the_confirm_rule_lets_through_is_decided_once",
         "test_c0_a_confirm_call_is_decided_once",
@@ -453,6 +502,15 @@ EXPECTED_FAILURES = {
     "own-early-approval": [
         "test_c0_a_call_the_confirm_rule_lets_through_is_decided_once",
         "test_c0_a_reviewer_changes_nothing_that_runs",
+        "test_c15_a_child_confirm_call_approved_by_the_gate_runs_once",
+        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
+    ],
+    "swallows-child-approval": [
+        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
+        "test_c9_pending_approvals_in_the_child_are_not_hidden",
+    ],
+    "replays-child-approval": [
+        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
     ],
 }
 

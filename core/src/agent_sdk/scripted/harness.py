@@ -100,6 +100,11 @@ class Harness(ABC):
     native_pause: bool = False
     """The framework pauses confirm calls for approval and resumes them later (the kit then
     runs C7 through that native path: ``pause``, ``paused_calls``, ``resume``)."""
+    native_child_pause: bool = False
+    """A confirm call inside an agent tool's child pauses the parent's run as the parent's
+    own pending call, and approving it there resumes both (the kit then runs C15's native
+    cases: ``pause`` with agent tools, ``paused_calls``, ``resume``; with ``serialize_paused``
+    and ``restore_paused`` also across a restart)."""
 
     def __init__(self, endpoint: Endpoint | None = None) -> None:
         if endpoint is not None and endpoint.api not in self.apis:
@@ -203,6 +208,24 @@ class Harness(ABC):
         is approved (a tampered state). ``paused`` is not consumed: a second resume replays
         it."""
         raise NotImplementedError(f"{self.integration}: no native approval pause")
+
+    def serialize_paused(self, paused: Any) -> str:
+        """``paused`` as the text a host writes down to resume after a restart (the
+        framework's own serialised state, and whatever else the resumed run needs, such as
+        its run id)."""
+        raise NotImplementedError(
+            f"{self.integration}: the paused state is not serialised (Harness.serialize_paused)"
+        )
+
+    def restore_paused(self, text: str, tools: Sequence[Any], turns: Sequence[Turn]) -> Any:
+        """The paused state ``serialize_paused`` wrote, for an orchestrator built anew from
+        ``tools`` and ``turns`` (what ``pause`` was given, as new objects: a host after a
+        restart). Called on a new harness, ``type(harness)(harness.endpoint)``; ``resume``
+        takes what it returns, and each call returns a state of its own (resuming one does
+        not consume the text)."""
+        raise NotImplementedError(
+            f"{self.integration}: no paused state is restored (Harness.restore_paused)"
+        )
 
     def copy_tool(self, tool: Any) -> Any:
         """A copy as the framework makes on registration (C8)."""

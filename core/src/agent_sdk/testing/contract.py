@@ -1,4 +1,4 @@
-"""The reusable contract suite (C0-C13). Subclass ContractSuite and provide a ``harness``
+"""The reusable contract suite (C0-C13, C15). Subclass ContractSuite and provide a ``harness``
 fixture returning your :class:`agent_sdk.testing.Harness`."""
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ def exception_chain(exc: BaseException | None) -> Iterator[BaseException]:
 
 
 class ContractSuite:
-    """C0-C13. Override the ``harness`` fixture."""
+    """C0-C13 and C15. Override the ``harness`` fixture."""
 
     @pytest.fixture
     def harness(self) -> Harness:  # pragma: no cover - must be overridden
@@ -1205,6 +1205,168 @@ class ContractSuite:
                 )
                 assert all(isinstance(t, int) and t > 0 for t in tokens), f"{node.name}: {tokens}"
         assert len(run_ids) == 1, f"one run id on every span: {run_ids}"
+
+    # -- C15 child approvals ----------------------------------------------------------------
+    # A confirm tool inside a child (an agent tool's scripted agent) reaches the parent's
+    # run. Decided by the gate inside the child (every integration): the port's approval
+    # runs it once; a deferred answer is the parent's to see, and once a reviewer approves
+    # it in the store the parent's next run of the same call runs it once, never twice.
+    # Where the framework pauses the parent on the child's call (native_child_pause),
+    # approving it there resumes both, once, also from the serialised state.
+    PAID: ClassVar[dict[str, Any]] = {"amount": 5, "to": "bob"}
+    PAYER_ANSWER: ClassVar[str] = "payer: the transfer is handled"
+
+    def _payer(
+        self, harness: Harness, spec: ToolSpec, executor: Executor, port: Any, call: ToolCall
+    ) -> tuple[Any, ToolCall]:
+        """An agent tool whose child calls ``spec`` (with ``port``) as ``call``, then
+        answers; and the parent's call of it."""
+        child_tool = harness.export_tool(spec, executor=executor, approval=port)
+        child = ScriptedAgent(
+            "payer", [Turn.call(call), Turn.say(self.PAYER_ANSWER)], tools=[child_tool]
+        )
+        tool = harness.export_agent_tool(child, return_mode="last")
+        return tool, ToolCall(_tool_name(harness, tool), {"request": "pay bob 5"})
+
+    @staticmethod
+    def _child_call_refused(call: ToolCall) -> None:
+        refused = tool_error(call.id)
+        kinds = (ErrorKind.APPROVAL_DENIED, ErrorKind.APPROVAL_PENDING)
+        assert refused is not None and refused.kind in kinds, (
+            f"the child's model must be refused the call {call.id}: {refused!r}"
+        )
+
+    def test_c15_a_child_confirm_call_approved_by_the_gate_runs_once(
+        self, harness: Harness
+    ) -> None:
+        rec, gate, own = Recorder(), CountingPort(True), CountingPort(False)
+        authority = CountingAuthority()
+        paid = ToolCall("transfer", dict(self.PAID))
+        executor = Executor(approval=own, authority=authority)
+        tool, call = self._payer(harness, rec.transfer_spec(), executor, gate, paid)
+        result = run(harness.run([tool], [Turn.call(call), Turn.say("done")]))
+        assert rec.calls == [self.PAID], f"approved once, ran {rec.calls}"
+        asked = [(r["call_id"], r["run_id"], r["path"]) for r in gate.requests]
+        assert asked == [(paid.id, result.run_id, ("payer",))], (
+            f"asked once, in the parent's run {result.run_id}, on the child's path: {asked}"
+        )
+        assert own.requests == [], "the gate's token must satisfy the child's executor"
+        assert (authority.minted, authority.consumed) == (1, [True]), "one one-use token"
+        assert authority.outstanding() == 0
+        assert result.result(call.id).text == self.PAYER_ANSWER
+        assert result.final_text == "done"
+
+    def test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved(
+        self, harness: Harness
+    ) -> None:
+        rec, port = Recorder(), DeferredApproval()
+        paid = ToolCall("transfer", dict(self.PAID))
+        tool, call = self._payer(harness, rec.transfer_spec(), Executor(), port, paid)
+
+        async def again() -> RunResult:
+            # A host runs the same run (its id) again once the reviewer has decided.
+            async with run_scope("run-c15"):
+                return await harness.run([tool], [Turn.call(call), Turn.say("done")])
+
+        first = run(again())
+        [entry] = port.pending()
+        assert (entry.call_id, entry.tool, entry.arguments) == (paid.id, "transfer", self.PAID)
+        seen = first.result(call.id).text
+        assert "approval required" in seen and entry.id in seen, (
+            f"the parent's model must see the child's pending approval {entry.id}: {seen!r}"
+        )
+        assert rec.calls == [], "a pending child call must not run"
+        port.resolve(entry.id, approved=True, reviewer="contract")
+        second = run(again())
+        assert rec.calls == [self.PAID], f"approved once, ran {rec.calls}"
+        assert second.result(call.id).text == self.PAYER_ANSWER
+        run(again())  # the same approval, replayed
+        assert rec.calls == [self.PAID], "an approval is used once: the replay must not run"
+        self._child_call_refused(paid)
+        assert self._entries(port) == {entry.id: ("used", paid.id, self.PAID)}
+
+    # -- C15 through the native child pause -------------------------------------------------
+    def _native_child(
+        self, harness: Harness, tmp_path: Path
+    ) -> tuple[Recorder, DeferredApproval, Any, ToolCall, ToolCall]:
+        if not harness.native_child_pause:
+            pytest.skip(
+                f"{harness.integration}: a child's confirm call does not pause the parent "
+                "(Harness.native_child_pause is False)"
+            )
+        rec, port = Recorder(), DeferredApproval(tmp_path / "approvals.db")
+        paid = ToolCall("transfer", dict(self.PAID))
+        tool, call = self._payer(harness, rec.transfer_spec(), Executor(), port, paid)
+        return rec, port, tool, call, paid
+
+    def _pause_child(
+        self, harness: Harness, tool: Any, call: ToolCall, paid: ToolCall, rec: Recorder
+    ) -> Any:
+        paused = run(harness.pause([tool], [Turn.call(call), Turn.say("done")]))
+        assert harness.paused_calls(paused) == [(paid.id, "transfer", self.PAID)], (
+            "the child's confirm call must be the parent's pending call"
+        )
+        assert rec.calls == []
+        return paused
+
+    def test_c15_native_an_approved_child_call_resumes_both_once(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        rec, port, tool, call, paid = self._native_child(harness, tmp_path)
+        paused = self._pause_child(harness, tool, call, paid, rec)
+        approved = self._approve(port, paid)
+        result = run(harness.resume(paused))
+        assert rec.calls == [self.PAID], f"approved once, ran {rec.calls}"
+        assert result.result(call.id).text == self.PAYER_ANSWER, "the child's run must resume"
+        assert result.final_text == "done", "the parent's run must resume"
+        run(harness.resume(paused))
+        assert rec.calls == [self.PAID], "a replayed state must not run the child's call again"
+        self._child_call_refused(paid)
+        # No new entry: the replay finds the used approval.
+        assert self._entries(port) == {approved: ("used", paid.id, self.PAID)}
+
+    def test_c15_native_edited_child_arguments_on_resume_are_refused(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        rec, port, tool, call, paid = self._native_child(harness, tmp_path)
+        paused = self._pause_child(harness, tool, call, paid, rec)
+        approved = self._approve(port, paid)
+        edited = {"amount": 500, "to": "bob"}
+        run(harness.resume(paused, edit={paid.id: edited}))
+        assert rec.calls == [], "an approval of other arguments must not run the edited call"
+        self._child_call_refused(paid)
+        entries = self._entries(port)
+        assert entries.pop(approved) == ("approved", paid.id, self.PAID)
+        # At most the one expected new entry: the edited call is a new request, left pending.
+        assert all(e == ("pending", paid.id, edited) for e in entries.values()), entries
+
+    def test_c15_native_a_child_call_resumes_from_the_serialised_state(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        rec, _, tool, call, paid = self._native_child(harness, tmp_path)
+        for hook in ("serialize_paused", "restore_paused"):
+            if getattr(type(harness), hook) is getattr(Harness, hook):
+                pytest.skip(
+                    f"{harness.integration}: the paused state is not serialised "
+                    f"(Harness.{hook} is not implemented)"
+                )
+        turns = [Turn.call(call), Turn.say("done")]
+        text = harness.serialize_paused(self._pause_child(harness, tool, call, paid, rec))
+        assert isinstance(text, str), f"serialize_paused gave {type(text).__name__}, not str"
+        # The in-process stand-in for a restart: a new harness, store object, child, tools.
+        fresh = type(harness)(harness.endpoint)
+        store = DeferredApproval(tmp_path / "approvals.db")
+        again, _ = self._payer(fresh, rec.transfer_spec(), Executor(), store, paid)
+        approved = self._approve(store, paid)
+        restored = fresh.restore_paused(text, [again], turns)
+        assert fresh.paused_calls(restored) == [(paid.id, "transfer", self.PAID)]
+        result = run(fresh.resume(restored))
+        assert rec.calls == [self.PAID], f"approved once, ran {rec.calls}"
+        assert result.result(call.id).text == self.PAYER_ANSWER
+        assert result.final_text == "done"
+        run(fresh.resume(fresh.restore_paused(text, [again], turns)))
+        assert rec.calls == [self.PAID], "the written state, replayed, must not run again"
+        assert self._entries(store) == {approved: ("used", paid.id, self.PAID)}
 
 
 def _explode_spec(handler: Any) -> ToolSpec:

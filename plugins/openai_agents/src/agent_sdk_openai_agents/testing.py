@@ -17,6 +17,7 @@ are put back after the last run). ``sdk_tracing=False`` turns SDK tracing off pe
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import itertools
 import json
@@ -204,7 +205,8 @@ def _edit_state(blob: str, edit: Mapping[str, Mapping[str, Any]]) -> str:
     generated and session items, the interruption, ``last_processed_response.functions``,
     which is what runs on resume) and binds the call id to a fingerprint of them in
     ``context.tool_invocations``, so approving an edited call raises ModelBehaviorError.
-    That binding is dropped for the edited calls (``approve`` records a fresh one).
+    That binding is dropped for the edited calls (``approve`` records a fresh one), in the
+    run's context and in those of the paused child runs it holds (``agent_run_state``).
     """
     data = json.loads(blob)
 
@@ -213,6 +215,10 @@ def _edit_state(blob: str, edit: Mapping[str, Mapping[str, Any]]) -> str:
             call_id = node.get("call_id")
             if isinstance(call_id, str) and call_id in edit and "arguments" in node:
                 node["arguments"] = json.dumps(dict(edit[call_id]), separators=(",", ":"))
+            invocations = node.get("tool_invocations")
+            if isinstance(invocations, dict):
+                for edited in edit:
+                    invocations.pop(edited, None)
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -220,9 +226,6 @@ def _edit_state(blob: str, edit: Mapping[str, Mapping[str, Any]]) -> str:
                 walk(value)
 
     walk(data)
-    invocations = (data.get("context") or {}).get("tool_invocations") or {}
-    for call_id in edit:
-        invocations.pop(call_id, None)
     return json.dumps(data)
 
 
@@ -298,6 +301,7 @@ class OpenAIAgentsHarness(Harness):
     integration = "openai-agents"
     apis: ClassVar[tuple[Api, ...]] = ("chat", "responses")
     native_pause = True
+    native_child_pause = True  # child interruptions surface in the parent's run
     parallel = True
     error_flag = True
     text_with_calls = True
@@ -499,6 +503,28 @@ class OpenAIAgentsHarness(Harness):
 
     def paused_calls(self, paused: PausedRun) -> list[tuple[str, str, dict[str, Any]]]:
         return list(paused.calls)
+
+    def serialize_paused(self, paused: PausedRun) -> str:
+        """The SDK's ``RunState.to_string()`` and what names the run (its run scope and
+        trace id) and bounds it: what a host writes down to resume after a restart."""
+        return json.dumps(
+            {
+                "state": paused.state,
+                "calls": [list(c) for c in paused.calls],
+                "max_turns": paused.max_turns,
+                "run_id": paused.run_id,
+                "trace_id": paused.config.trace_id,
+            }
+        )
+
+    def restore_paused(self, text: str, tools: Sequence[Any], turns: Sequence[Turn]) -> PausedRun:
+        """``text`` for an orchestrator built anew from ``tools`` and ``turns``: the state
+        is read back by ``RunState.from_string`` at resume, with this agent."""
+        data = json.loads(text)
+        config = dataclasses.replace(self.run_config(), trace_id=data["trace_id"])
+        calls = tuple((str(i), str(n), dict(a)) for i, n, a in data["calls"])
+        agent = self._orchestrator(tools, turns)
+        return PausedRun(agent, config, data["state"], calls, data["max_turns"], data["run_id"])
 
     async def resume(
         self, paused: PausedRun, *, edit: Mapping[str, Mapping[str, Any]] | None = None

@@ -99,6 +99,7 @@ KNOWN_DISTRIBUTIONS = {
     "autogen": "agent-sdk-autogen",
     "openai-agents": "agent-sdk-openai-agents",
     "fast-agent": "agent-sdk-fast-agent",
+    "agent-framework": "agent-sdk-agent-framework",
 }
 
 

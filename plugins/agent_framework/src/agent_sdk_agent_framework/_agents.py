@@ -1,0 +1,196 @@
+"""A MAF ``Agent`` exposed as a tool, through agent-sdk's neutral ``agent_tool``.
+
+Not built on ``Agent.as_tool()``: that answers the concatenation of every assistant text of
+the child run (no return mode), reports none of the child's usage, applies no depth,
+recursion or budget guard, and fails a child's approval closed ("Error: Function
+failed."). Here each call runs a fresh child (a new ``AgentSession``, streamed as
+``as_tool`` streams it) under the core's guards; the return mode reads the child's own
+messages; its model calls and tokens are charged to the run; and a confirm call the child
+pauses on pauses the parent's run as the parent's own approval request, the child's
+session saved in the parent's, so that approving it there resumes both.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from agent_framework import (
+    Agent,
+    AgentResponseUpdate,
+    AgentSession,
+    ChatContext,
+    ChatMiddleware,
+    Content,
+    Message,
+)
+
+from agent_sdk import AgentResponse, ErrorKind, ToolError, ToolSpec, Usage
+from agent_sdk import Message as SdkMessage
+from agent_sdk.integration import AgentToolSettings, CallContext, note_usage
+from agent_sdk_agent_framework._tools import (
+    ExecutorTool,
+    current_call,
+    pause_allowed,
+    pending_calls,
+)
+
+log = logging.getLogger("agent_sdk_agent_framework")
+
+OnStream = Callable[[AgentResponseUpdate], Awaitable[None] | None]
+
+
+class _Meter(ChatMiddleware):
+    """Counts the child's model calls as they happen (charged even if the child fails or
+    times out) and the characters each one is sent."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.chars = 0
+
+    async def process(self, context: ChatContext, call_next: Callable[[], Awaitable[None]]) -> None:
+        self.calls += 1
+        self.chars += sum(len(m.text or "") for m in context.messages)
+        note_usage(Usage(model_calls=1))
+        await call_next()
+
+
+def _untraced(agent: Agent[Any]) -> Agent[Any]:
+    """A shallow copy of ``agent`` for one call whose runs open no ``invoke_agent`` span of
+    MAF's own: the core's span for this call stands for it (else every child had two)."""
+    child = copy.copy(agent)
+
+    def run_untraced(*, execute: Callable[[], Any], **_: Any) -> Any:
+        return execute()
+
+    child._trace_agent_invocation = run_untraced  # type: ignore[method-assign]
+    return child
+
+
+def _our_tools(agent: Agent[Any]) -> set[str]:
+    tools = agent.default_options.get("tools") or []
+    return {t.name for t in tools if isinstance(t, ExecutorTool)}
+
+
+def _responses(agent: Agent[Any], saved: Sequence[dict[str, Any]]) -> list[Content]:
+    """The child's answers on resume. A request of one of our tools is approved in MAF
+    (which only resumes it: the gate decides it again); anything else is refused, whatever
+    the saved state claims."""
+    ours = _our_tools(agent)
+    answers = []
+    for raw in saved:
+        request = Content.from_dict(raw)
+        name = request.function_call.name if request.function_call is not None else None
+        answers.append(request.to_function_approval_response(approved=name in ours))
+    return answers
+
+
+def _message(message: Message) -> SdkMessage | None:
+    if message.role == "assistant":
+        text = message.text
+        return SdkMessage("assistant", text) if text else None
+    if message.role == "tool":
+        results = [c.result for c in message.contents if c.type == "function_result"]
+        return SdkMessage("tool", "\n".join(str(r) for r in results if r is not None))
+    return None
+
+
+def _usage(final: Any, meter: _Meter) -> Usage:
+    details = getattr(final, "usage_details", None) or {}
+    return Usage(
+        input_tokens=int(details.get("input_token_count") or 0),
+        output_tokens=int(details.get("output_token_count") or 0),
+        model_calls=meter.calls,
+        input_chars=meter.chars,
+    )
+
+
+async def _drive(stream: Any, on_stream: OnStream | None, name: str) -> Any:
+    async for update in stream:
+        if on_stream is None:
+            continue
+        try:
+            maybe = on_stream(update)
+            if inspect.isawaitable(maybe):
+                await maybe
+        except Exception:  # as Agent.as_tool's stream_callback: the child run goes on
+            log.exception("on_stream callback of agent tool %r failed", name)
+    return await stream.get_final_response()
+
+
+def agent_spec(
+    agent: Agent[Any],
+    settings: AgentToolSettings,
+    *,
+    on_stream: OnStream | None,
+    provider: str,
+) -> ToolSpec:
+    """The spec running ``agent`` as a sub-agent: a fresh child per call, or the paused
+    child's own session when MAF resumes the call (``INTEGRATION.agent_spec``)."""
+    name = settings.name
+
+    async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
+        frame = current_call.get()
+        child = _untraced(agent)
+        saved = frame.resume_child if frame is not None else None
+        prompt: str | None = None
+        if saved is not None:
+            session = AgentSession.from_dict(saved["session"])
+            given: Any = Message(role="user", contents=_responses(child, saved["requests"]))
+        else:
+            prompt = (
+                request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
+            )
+            session, given = child.create_session(), prompt
+        meter = _Meter()
+        # The child's calls pause only where this call can pause the parent in turn.
+        allowed = pause_allowed.set(frame is not None and frame.can_pause)
+        try:
+            stream = child.run(given, stream=True, session=session, middleware=[meter])
+            final = await _drive(stream, on_stream, name)
+        finally:
+            pause_allowed.reset(allowed)
+        messages = [SdkMessage("user", prompt)] if prompt is not None else []
+        messages += [m for m in map(_message, final.messages) if m is not None]
+        response = AgentResponse(
+            messages=messages, structured=final.value, usage=_usage(final, meter), raw=final
+        )
+        _note_requests(final, response, session, frame, name)
+        return response
+
+    return settings.spec(invoke, provider=provider)
+
+
+def _note_requests(
+    final: Any, response: AgentResponse, session: AgentSession, frame: Any, name: str
+) -> None:
+    """A child that stopped on approval requests: ours pause the parent (the frame saves
+    the child's session); any other request (a MAF tool of the child's own with
+    ``approval_mode="always_require"``) cannot reach the parent, and the call fails
+    closed, saying so."""
+    requests = list(final.user_input_requests or [])
+    if not requests:
+        return
+    calls = [c for r in requests for c in pending_calls(r)]
+    others = [r for r in requests if not pending_calls(r)]
+    if others or frame is None or not frame.can_pause:
+        tools = sorted({getattr(r.function_call, "name", None) or r.type for r in others})
+        raise ToolError(
+            ErrorKind.APPROVAL_DENIED,
+            f"sub-agent '{name}' stopped for approval of {', '.join(tools) or 'a call'}, which "
+            "cannot reach this run: export the tool with agent_framework_tool(..., "
+            "approval=port) so the approval gate decides it",
+            tool=name,
+        )
+    frame.child_pause = {
+        "state": {"session": session.to_dict(), "requests": [r.to_dict() for r in requests]},
+        "calls": calls,
+    }
+    for call in calls:
+        approval_id = call.get("approval_id")
+        if isinstance(approval_id, str) and approval_id not in response.pending_approvals:
+            response.pending_approvals.append(approval_id)

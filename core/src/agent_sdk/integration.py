@@ -11,7 +11,8 @@ imports the application names it uses (``Executor``, ``ToolSpec``, ``Registry``,
   ``new_id``;
 - telling the run: ``note_usage``, ``record_failure``;
 - span helpers: ``agent_span``, ``model_call``, ``ModelCall``, ``record_model_call``,
-  ``get_tracer``, ``tracing_enabled``, ``semconv``;
+  ``get_tracer``, ``tracing_enabled``, ``content_captured`` (agent-sdk's content opt-in, for a
+  framework's own instrumentation), ``semconv``;
 - the harness base: ``Harness`` (the scripted types: ``agent_sdk.scripted``).
 
 A test checks that plugins import nothing else from the core. The names this module
@@ -33,8 +34,8 @@ from agent_sdk.run import bind_call, note_usage
 from agent_sdk.scripted.harness import Harness
 from agent_sdk.tracing import semconv
 from agent_sdk.tracing.genai import ModelCall, agent_span, model_call, record_model_call
+from agent_sdk.tracing.spans import content_captured, tracing_enabled
 from agent_sdk.tracing.spans import tracer as get_tracer
-from agent_sdk.tracing.spans import tracing_enabled
 
 __all__ = [  # noqa: RUF022 - grouped as in the docstring
     # declaring an integration
@@ -57,6 +58,7 @@ __all__ = [  # noqa: RUF022 - grouped as in the docstring
     # span helpers
     "ModelCall",
     "agent_span",
+    "content_captured",
     "get_tracer",
     "model_call",
     "record_model_call",

@@ -82,6 +82,8 @@ def capture_content(enabled: bool | None) -> None:
 
 
 def content_captured() -> bool:
+    """Whether tool arguments, results and messages go on spans (``capture_content``, else
+    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``)."""
     if _state["content"] is None:
         value = os.environ.get(sc.CAPTURE_CONTENT_ENV, "")
         return value.strip().lower() in ("true", "1", "yes")

@@ -100,6 +100,7 @@ KNOWN_DISTRIBUTIONS = {
     "openai-agents": "agent-sdk-openai-agents",
     "fast-agent": "agent-sdk-fast-agent",
     "agent-framework": "agent-sdk-agent-framework",
+    "pydantic-ai": "agent-sdk-pydantic-ai",
 }
 
 

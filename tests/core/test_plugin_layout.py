@@ -16,10 +16,11 @@ PACKAGES = {
     "openai-agents": ROOT / "plugins/openai_agents/src/agent_sdk_openai_agents",
     "fast-agent": ROOT / "plugins/fast_agent/src/agent_sdk_fast_agent",
     "agent-framework": ROOT / "plugins/agent_framework/src/agent_sdk_agent_framework",
+    "pydantic-ai": ROOT / "plugins/pydantic_ai/src/agent_sdk_pydantic_ai",
     "minifw": ROOT / "contrib/plugin-template/src/agent_sdk_minifw",
 }
 EVERY_PLUGIN = {"__init__", "_integration", "_tools", "_agents", "_context", "_tracing", "testing"}
-NATIVE_APPROVAL = {"openai-agents", "fast-agent", "agent-framework"}  # the frameworks with an approval hook
+NATIVE_APPROVAL = {"openai-agents", "fast-agent", "agent-framework", "pydantic-ai"}  # the frameworks with an approval hook
 EXTRAS = {
     ("autogen", "_agent_loop"): "AssistantAgent's tool loop adapted (raw arguments, usage)",
     ("autogen", "_run_control"): "ending an AutoGen run from a tool without its hang",

@@ -1,0 +1,179 @@
+"""pydantic-ai's own spans (``invoke_agent``, ``chat``, ``execute_tool``) in agent-sdk's
+trace: one tree, no duplicate tool spans, content capture by agent-sdk's opt-in.
+
+``AgentSdkInstrumentation`` is pydantic-ai's ``Instrumentation`` capability (same id: one
+replaces the other on an agent) with three changes:
+
+- its spans go to agent-sdk's tracer (``use_tracer_provider`` or the global provider), or to
+  a ``tracer_provider`` given to it, and nothing is recorded while agent-sdk would record
+  nothing (``tracing_enabled()``), which costs a run nothing;
+- a call of one of our tools gets no pydantic-ai ``execute_tool`` span: the executor makes it
+  (with the run id, path, outcome and error), so there is one span per call; a sub-agent run
+  by an agent tool gets no pydantic-ai ``invoke_agent`` span: agent-sdk's is its agent span
+  (``child=True``); the top agent's carries ``gen_ai.provider.name`` and its tokens;
+- message content is recorded only when agent-sdk captures content
+  (``agent_sdk.tracing.capture_content`` or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``);
+  pydantic-ai records it by default.
+
+Every sub-agent an agent tool runs gets one (``child=True``); ``pydantic_ai_instrument()``
+is the one for the agents you run yourself.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from opentelemetry import trace
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import Instrumentation
+from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.models.instrumented import InstrumentationSettings
+from pydantic_ai.tools import ToolDefinition
+
+from agent_sdk.integration import content_captured, get_tracer, tracing_enabled
+from agent_sdk.integration import semconv as sc
+from agent_sdk_pydantic_ai._tools import TOOL_MARK
+
+PROVIDER = "pydantic_ai"
+"""``gen_ai.provider.name`` of agent spans (pydantic-ai sets none on its own)."""
+
+
+class _AgentSdkTracer(trace.Tracer):
+    """pydantic-ai's tracer: agent-sdk's, looked up per span (it follows
+    ``use_tracer_provider``)."""
+
+    def start_span(self, *args: Any, **kwargs: Any) -> trace.Span:
+        return get_tracer().start_span(*args, **kwargs)
+
+    def start_as_current_span(self, *args: Any, **kwargs: Any) -> Any:
+        return get_tracer().start_as_current_span(*args, **kwargs)
+
+
+_TRACER = _AgentSdkTracer()
+_settings_lock = threading.Lock()
+_default_settings: dict[bool, InstrumentationSettings] = {}
+
+
+def _settings(provider: trace.TracerProvider | None, content: bool) -> InstrumentationSettings:
+    made = InstrumentationSettings(
+        tracer_provider=provider,
+        include_content=content,
+        include_binary_content=content,
+        include_model_request_parameters=content,
+    )
+    if provider is None:
+        made.tracer = _TRACER
+    return made
+
+
+def default_settings(content: bool) -> InstrumentationSettings:
+    """The settings of agent-sdk's tracer, with or without content (made once each)."""
+    found = _default_settings.get(content)
+    if found is None:
+        with _settings_lock:
+            found = _default_settings.setdefault(content, _settings(None, content))
+    return found
+
+
+@dataclass
+class AgentSdkInstrumentation(Instrumentation):
+    """pydantic-ai's ``Instrumentation`` in agent-sdk's trace (see the module docstring)."""
+
+    tracer_provider: trace.TracerProvider | None = field(default=None, kw_only=True)
+    """Where pydantic-ai's spans go (default: agent-sdk's tracer)."""
+    child: bool = field(default=False, kw_only=True)
+    """A sub-agent run by an agent tool: agent-sdk's ``invoke_agent`` span is its agent span."""
+    _own: dict[bool, InstrumentationSettings] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        self.settings = default_settings(False)
+        super().__post_init__()
+
+    async def for_run(self, ctx: RunContext[Any]) -> Instrumentation:
+        inst = await super().for_run(ctx)
+        content = content_captured()
+        if self.tracer_provider is None:
+            inst.settings = default_settings(content)
+        else:
+            own = self._own.get(content)
+            if own is None:
+                own = self._own[content] = _settings(self.tracer_provider, content)
+            inst.settings = own
+        return inst
+
+    def _recording(self) -> bool:
+        return self.tracer_provider is not None or tracing_enabled()
+
+    async def wrap_run(self, ctx: RunContext[Any], *, handler: Any) -> Any:
+        if self.child or not self._recording():
+            return await handler()
+
+        async def tagged() -> Any:
+            span = trace.get_current_span()
+            span.set_attribute(sc.GEN_AI_PROVIDER_NAME, PROVIDER)
+            result = await handler()
+            usage = self._run_usage
+            span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, usage.input_tokens)
+            span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, usage.output_tokens)
+            return result
+
+        return await super().wrap_run(ctx, handler=tagged)
+
+    async def wrap_model_request(
+        self, ctx: RunContext[Any], *, request_context: Any, handler: Any
+    ) -> ModelResponse:
+        if not self._recording():
+            return await handler(request_context)  # type: ignore[no-any-return]
+        return await super().wrap_model_request(
+            ctx, request_context=request_context, handler=handler
+        )
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: Any,
+        handler: Any,
+    ) -> Any:
+        metadata = tool_def.metadata
+        if (metadata is not None and TOOL_MARK in metadata) or not self._recording():
+            return await handler(args)  # ours: the executor's execute_tool span is the one
+        return await super().wrap_tool_execute(
+            ctx, call=call, tool_def=tool_def, args=args, handler=handler
+        )
+
+
+def pydantic_ai_instrument(
+    *, tracer_provider: trace.TracerProvider | None = None
+) -> AgentSdkInstrumentation:
+    """Trace the agents you run yourself the way agent-sdk traces the agents it runs: the
+    capability to give them (``Agent(..., capabilities=[pydantic_ai_instrument()])`` or
+    ``agent.run(..., capabilities=[...])``), in place of pydantic-ai's ``Instrumentation()``.
+    Their ``invoke_agent``, ``chat`` and ``execute_tool`` spans join the run's tree (run id
+    and path stamped by ``RunSpanProcessor``), our tools' calls keep the executor's span
+    only, and content is recorded only when agent-sdk captures content."""
+    return AgentSdkInstrumentation(tracer_provider=tracer_provider)
+
+
+def child_capabilities() -> Sequence[AgentSdkInstrumentation]:
+    """What every sub-agent run by an agent tool is traced with."""
+    return (_CHILD,)
+
+
+_CHILD = AgentSdkInstrumentation(child=True)
+
+
+__all__ = [
+    "PROVIDER",
+    "AgentSdkInstrumentation",
+    "child_capabilities",
+    "default_settings",
+    "pydantic_ai_instrument",
+]

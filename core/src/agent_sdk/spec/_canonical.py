@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -55,33 +54,37 @@ def _ordered_sets(value: Any, dumped: Any) -> Any:
     ``value`` sorted. The walk follows the validated objects themselves (a Python-mode dump
     cannot hold a set of models); where the dump's shape is not theirs (a custom
     serializer), it leaves the dump as it is."""
-    if isinstance(dumped, list):
+    kind = type(dumped)
+    if kind is list:
         if isinstance(value, (set, frozenset)) and len(value) == len(dumped):
             # A set serialises in its iteration order: members pair up with their dumps.
             return sorted_members([_ordered_sets(v, d) for v, d in zip(value, dumped, strict=True)])
         if isinstance(value, (list, tuple)) and len(value) == len(dumped):
             return [_ordered_sets(v, d) for v, d in zip(value, dumped, strict=True)]
-    elif isinstance(dumped, dict):
-        if isinstance(value, Mapping):
-            if len(value) == len(dumped):  # keys may dump as other text (1 -> "1"): by order
-                return {
-                    key: _ordered_sets(v, d)
-                    for (key, d), v in zip(dumped.items(), value.values(), strict=True)
-                }
-        elif isinstance(value, BaseModel) or dataclasses.is_dataclass(value):
-            return {key: _ordered_sets(_field(value, key), d) for key, d in dumped.items()}
+    elif kind is dict:
+        if isinstance(value, BaseModel):
+            attrs = value.__dict__  # the fields' values; computed and aliased ones aside
+            return {
+                key: _ordered_sets(attrs[key] if key in attrs else _field(value, key), d)
+                for key, d in dumped.items()
+            }
+        if isinstance(value, dict) and len(value) == len(dumped):
+            # Keys may dump as other text (1 -> "1"): values pair up by order.
+            return {
+                key: _ordered_sets(v, d)
+                for (key, d), v in zip(dumped.items(), value.values(), strict=True)
+            }
+        if dataclasses.is_dataclass(value):
+            return {key: _ordered_sets(getattr(value, key, None), d) for key, d in dumped.items()}
     return dumped
 
 
-def _field(value: Any, key: str) -> Any:
-    """The attribute of ``value`` that dumped as ``key`` (its name, or an alias when the
-    model serialises by alias); None when there is none."""
-    if isinstance(value, BaseModel):
-        fields = type(value).model_fields
-        if key not in fields:
-            key = next(
-                (n for n, f in fields.items() if key in (f.serialization_alias, f.alias)), key
-            )
+def _field(value: BaseModel, key: str) -> Any:
+    """The attribute of ``value`` that dumped as ``key``: a computed field, or a field
+    under its alias when the model serialises by alias (None when there is none)."""
+    fields = type(value).model_fields
+    if key not in fields:
+        key = next((n for n, f in fields.items() if key in (f.serialization_alias, f.alias)), key)
     return getattr(value, key, None)
 
 

@@ -14,7 +14,9 @@ from agent_sdk_minifw.framework import Agent
 class MiniHarness(Harness):
     """export_tool and export_agent_tool are the base's (``minifw_tool`` and
     ``minifw_agent_tool`` on ``native_agent``); minifw has no HTTP client, so no
-    ``endpoint_model``."""
+    ``endpoint_model``, and no approval pause of its own, so ``native_pause`` and
+    ``native_child_pause`` stay False (the kit skips its native C7 and C15 cases, naming the
+    flag; a child's approvals are decided by the gate inside the child)."""
 
     integration = "minifw"
 

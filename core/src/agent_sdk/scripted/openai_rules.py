@@ -201,6 +201,12 @@ def _common(
             "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
             param="stream_options",
         )
+    if not isinstance(body.get("stream_options", {}), Mapping | None):
+        raise RequestError(
+            "Invalid type for 'stream_options': expected an object.",
+            param="stream_options",
+            code="invalid_type",
+        )
     has_tools = bool(body.get("tools"))
     for key in needs_tools:
         if body.get(key) is not None and not has_tools:
@@ -283,13 +289,17 @@ def _strict_problems(schema: Any, rules: Rules, path: str = "()", depth: int = 0
             yield f"{path}, '{key}' is not permitted"
     types = schema.get("type")
     for t in types if isinstance(types, list) else [types] if types else []:
-        if t not in STRICT_TYPES:
+        if not isinstance(t, str) or t not in STRICT_TYPES:
             yield f"{path}, type {t!r} is not supported"
     if types == "object" or "properties" in schema:
         properties = schema.get("properties") or {}
+        required = schema.get("required") or []
+        if not isinstance(properties, Mapping) or not isinstance(required, list):
+            yield f"{path}, 'properties' must be an object and 'required' an array"
+            return
         if schema.get("additionalProperties") is not False:
             yield f"{path}, 'additionalProperties' is required to be supplied and to be false"
-        missing = [k for k in properties if k not in (schema.get("required") or [])]
+        missing = [k for k in properties if k not in required]
         if missing:
             yield (
                 f"{path}, 'required' is required to be supplied and to be an array including "
@@ -301,9 +311,17 @@ def _strict_problems(schema: Any, rules: Rules, path: str = "()", depth: int = 0
         if key in schema:
             yield from _strict_problems(schema[key], rules, f"{path}, '{key}'", depth + 1)
     for key in ("anyOf", "allOf", "oneOf"):
-        for i, sub in enumerate(schema.get(key) or []):
+        subs = schema.get(key) or []
+        if not isinstance(subs, list):
+            yield f"{path}, '{key}' must be an array"
+            return
+        for i, sub in enumerate(subs):
             yield from _strict_problems(sub, rules, f"{path}, '{key}', {i}", depth + 1)
-    for name, sub in (schema.get("$defs") or {}).items():
+    defs = schema.get("$defs") or {}
+    if not isinstance(defs, Mapping):
+        yield f"{path}, '$defs' must be an object"
+        return
+    for name, sub in defs.items():
         yield from _strict_problems(sub, rules, f"{path}, '$defs', '{name}'", depth + 1)
 
 
@@ -314,7 +332,7 @@ def _check_messages(messages: list[Any]) -> None:
         if not isinstance(message, Mapping):
             raise RequestError(f"Invalid '{where}': expected an object.", param=where)
         role = message.get("role")
-        if role not in CHAT_ROLES:
+        if not isinstance(role, str) or role not in CHAT_ROLES:
             raise RequestError(
                 f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', "
                 "'user', 'function', 'tool', and 'developer'.",
@@ -323,7 +341,7 @@ def _check_messages(messages: list[Any]) -> None:
             )
         if role == "tool":
             call_id = message.get("tool_call_id")
-            if call_id not in waiting:
+            if not isinstance(call_id, str) or call_id not in waiting:
                 raise RequestError(
                     "Invalid parameter: messages with role 'tool' must be a response to a "
                     f"preceeding message with 'tool_calls' (tool_call_id {call_id!r}).",
@@ -340,6 +358,12 @@ def _check_messages(messages: list[Any]) -> None:
                 param=f"messages.[{i}].role",
             )
         calls = message.get("tool_calls") if role == "assistant" else None
+        if not isinstance(calls, list | None):
+            raise RequestError(
+                f"Invalid type for '{where}.tool_calls': expected an array.",
+                param=f"{where}.tool_calls",
+                code="invalid_type",
+            )
         _check_content(message.get("content"), f"{where}.content", allow_none=bool(calls))
         for j, call in enumerate(calls or []):
             function = call.get("function") if isinstance(call, Mapping) else None

@@ -275,6 +275,10 @@ class AgentFrameworkHarness(Harness):
             description=description,
             instructions=self.system_prompt(name, instructions, turns),
             tools=list(tools),
+            # MAF's Responses client continues a conversation by previous_response_id
+            # (stored on the server) unless told not to store: the scripted server, like
+            # any stateless endpoint, is sent the whole input.
+            default_options={"store": False} if self.endpoint.api == "responses" else None,
         )
         self._http_agents.append(agent)
         return agent

@@ -45,11 +45,19 @@ EXPECTED_FAILURES = {
     "test_c7_native_a_decision_from_another_run_is_not_used",
     "test_c7_native_a_replayed_resume_does_not_run_again",
     "test_c7_native_edited_arguments_on_resume_are_refused",
+    # Inside a child: every case that resumes or reruns a decided call.
+    "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
+    "test_c15_native_a_child_call_resumes_from_the_serialised_state",
+    "test_c15_native_an_approved_child_call_resumes_both_once",
+    "test_c15_native_edited_child_arguments_on_resume_are_refused",
+}
+CONTROLS = {
+    "test_c7_native_control_an_approved_paused_call_runs_once",
+    "test_c15_a_child_confirm_call_approved_by_the_gate_runs_once",
 }
 
 
-def _outcomes(pytester: Any, cases: str) -> tuple[dict[str, set[str]], str]:
-    """Outcome -> names of the kit's ``cases`` (a ``-k`` expression) run on the broken tool."""
+def test_a_tool_trusting_the_sdk_approval_fails_the_native_checks(pytester: Any) -> None:
     pytester.makepyfile(broken_impl=textwrap.dedent(BROKEN), test_broken=textwrap.dedent(SUITE))
     report = pytester.runpytest_inprocess(
         "-q",
@@ -58,7 +66,7 @@ def _outcomes(pytester: Any, cases: str) -> tuple[dict[str, set[str]], str]:
         "-p",
         "no:asyncio",
         "-k",
-        cases,
+        "c7_native or c15",
         "--report-log=report.jsonl",
     )
     outcomes: dict[str, set[str]] = {}
@@ -67,27 +75,8 @@ def _outcomes(pytester: Any, cases: str) -> tuple[dict[str, set[str]], str]:
         if entry.get("$report_type") == "TestReport" and entry["when"] == "call":
             name = entry["nodeid"].split("::")[-1]
             outcomes.setdefault(entry["outcome"], set()).add(name)
-    return outcomes, report.stdout.str()[-3000:]
-
-
-def test_a_tool_trusting_the_sdk_approval_fails_the_native_c7_checks(pytester: Any) -> None:
-    outcomes, stdout = _outcomes(pytester, "c7_native")
-    # Exactly the tamper cases fail; the control passes, so the broken tool does run
-    # approved calls and the failures are not a variant that refuses (or breaks) everything.
-    assert outcomes.get("failed") == EXPECTED_FAILURES, stdout
-    assert outcomes.get("passed") == {"test_c7_native_control_an_approved_paused_call_runs_once"}
-
-
-def test_a_child_tool_trusting_the_sdk_approval_fails_the_c15_replays(pytester: Any) -> None:
-    outcomes, stdout = _outcomes(pytester, "c15")
-    # Every case that resumes or reruns a decided child call fails; the approval the gate
-    # gives inside the child still runs it, so the variant is not one that refuses everything.
-    assert outcomes.get("failed") == {
-        "test_c15_a_deferred_child_call_reaches_the_parent_and_runs_once_approved",
-        "test_c15_native_a_child_call_resumes_from_the_serialised_state",
-        "test_c15_native_an_approved_child_call_resumes_both_once",
-        "test_c15_native_edited_child_arguments_on_resume_are_refused",
-    }, stdout
-    assert outcomes.get("passed") == {
-        "test_c15_a_child_confirm_call_approved_by_the_gate_runs_once"
-    }, stdout
+    # Exactly the tamper and replay cases fail; the controls pass, so the broken tool does
+    # run approved calls and the failures are not a variant that refuses (or breaks)
+    # everything.
+    assert outcomes.get("failed") == EXPECTED_FAILURES, report.stdout.str()[-3000:]
+    assert outcomes.get("passed") == CONTROLS, report.stdout.str()[-3000:]

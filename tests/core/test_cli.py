@@ -54,7 +54,10 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 def test_an_unknown_framework_is_answered_with_the_known_ones():
     out = cli("demo", "--framework", "nope")
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert "known integrations: ag2, autogen, fast-agent, openai-agents" in out.stderr
+    from agent_sdk.plugins import KNOWN_DISTRIBUTIONS
+
+    assert {"ag2", "autogen", "fast-agent", "openai-agents"} <= set(KNOWN_DISTRIBUTIONS)
+    assert f"known integrations: {', '.join(sorted(KNOWN_DISTRIBUTIONS))}" in out.stderr
     assert "pip install agent-sdk-nope" not in out.stderr
 
 

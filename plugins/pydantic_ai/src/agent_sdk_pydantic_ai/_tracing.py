@@ -1,8 +1,8 @@
 """pydantic-ai's own spans (``invoke_agent``, ``chat``, ``execute_tool``) in agent-sdk's
 trace: one tree, no duplicate tool spans, content capture by agent-sdk's opt-in.
 
-``AgentSdkInstrumentation`` is pydantic-ai's ``Instrumentation`` capability (same id: one
-replaces the other on an agent) with three changes:
+``AgentSdkInstrumentation`` is pydantic-ai's ``Instrumentation`` capability, wrapped (the
+same id: given to a run, it replaces an agent's own), with three changes:
 
 - its spans go to agent-sdk's tracer (``use_tracer_provider`` or the global provider), or to
   a ``tracer_provider`` given to it, and nothing is recorded while agent-sdk would record
@@ -28,7 +28,7 @@ from typing import Any
 
 from opentelemetry import trace
 from pydantic_ai import RunContext
-from pydantic_ai.capabilities import Instrumentation
+from pydantic_ai.capabilities import AbstractCapability, Instrumentation, WrapperCapability
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.tools import ToolDefinition
@@ -78,10 +78,20 @@ def default_settings(content: bool) -> InstrumentationSettings:
     return found
 
 
-@dataclass
-class AgentSdkInstrumentation(Instrumentation):
-    """pydantic-ai's ``Instrumentation`` in agent-sdk's trace (see the module docstring)."""
+def _instrumentation() -> Instrumentation:
+    return Instrumentation(settings=default_settings(False))
 
+
+@dataclass
+class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
+    """pydantic-ai's ``Instrumentation`` in agent-sdk's trace (see the module docstring).
+
+    A transparent wrapper of an ``Instrumentation``, and one itself: across an agent's and a
+    run's capabilities pydantic-ai compares what a wrapper holds (a plain subclass under the
+    id would be refused as another class), so given to a run it replaces an agent's own
+    ``Instrumentation()``; and as one, ``Agent.instrument_all()`` injects no second one."""
+
+    wrapped: AbstractCapability[Any] = field(default_factory=_instrumentation)
     tracer_provider: trace.TracerProvider | None = field(default=None, kw_only=True)
     """Where pydantic-ai's spans go (default: agent-sdk's tracer)."""
     child: bool = field(default=False, kw_only=True)
@@ -91,20 +101,24 @@ class AgentSdkInstrumentation(Instrumentation):
     )
 
     def __post_init__(self) -> None:
+        WrapperCapability.__post_init__(self)
+        # Its own Instrumentation fields are never used for spans (the wrapped one's are);
+        # they hold the same content-free settings, so nothing reading them records content.
         self.settings = default_settings(False)
-        super().__post_init__()
 
-    async def for_run(self, ctx: RunContext[Any]) -> Instrumentation:
-        inst = await super().for_run(ctx)
-        content = content_captured()
-        if self.tracer_provider is None:
-            inst.settings = default_settings(content)
-        else:
-            own = self._own.get(content)
-            if own is None:
-                own = self._own[content] = _settings(self.tracer_provider, content)
-            inst.settings = own
-        return inst
+    async def for_run(self, ctx: RunContext[Any]) -> Any:  # a rebound copy of this wrapper
+        rebound = await super().for_run(ctx)
+        inner = rebound.wrapped if isinstance(rebound, WrapperCapability) else None
+        if isinstance(inner, Instrumentation):
+            content = content_captured()
+            if self.tracer_provider is None:
+                inner.settings = default_settings(content)
+            else:
+                own = self._own.get(content)
+                if own is None:
+                    own = self._own[content] = _settings(self.tracer_provider, content)
+                inner.settings = own
+        return rebound
 
     def _recording(self) -> bool:
         return self.tracer_provider is not None or tracing_enabled()
@@ -112,24 +126,26 @@ class AgentSdkInstrumentation(Instrumentation):
     async def wrap_run(self, ctx: RunContext[Any], *, handler: Any) -> Any:
         if self.child or not self._recording():
             return await handler()
+        inner = self.wrapped
 
         async def tagged() -> Any:
             span = trace.get_current_span()
             span.set_attribute(sc.GEN_AI_PROVIDER_NAME, PROVIDER)
             result = await handler()
-            usage = self._run_usage
-            span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, usage.input_tokens)
-            span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, usage.output_tokens)
+            usage = getattr(inner, "_run_usage", None)
+            if usage is not None:  # what this run's own model calls used
+                span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, usage.input_tokens)
+                span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, usage.output_tokens)
             return result
 
-        return await super().wrap_run(ctx, handler=tagged)
+        return await inner.wrap_run(ctx, handler=tagged)
 
     async def wrap_model_request(
         self, ctx: RunContext[Any], *, request_context: Any, handler: Any
     ) -> ModelResponse:
         if not self._recording():
             return await handler(request_context)  # type: ignore[no-any-return]
-        return await super().wrap_model_request(
+        return await self.wrapped.wrap_model_request(
             ctx, request_context=request_context, handler=handler
         )
 
@@ -145,8 +161,32 @@ class AgentSdkInstrumentation(Instrumentation):
         metadata = tool_def.metadata
         if (metadata is not None and TOOL_MARK in metadata) or not self._recording():
             return await handler(args)  # ours: the executor's execute_tool span is the one
-        return await super().wrap_tool_execute(
+        return await self.wrapped.wrap_tool_execute(
             ctx, call=call, tool_def=tool_def, args=args, handler=handler
+        )
+
+    async def on_tool_validate_error(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: Any,
+        error: Any,
+    ) -> Any:
+        if not self._recording():
+            raise error  # what the base capability does: no span, the error stands
+        return await self.wrapped.on_tool_validate_error(
+            ctx, call=call, tool_def=tool_def, args=args, error=error
+        )
+
+    async def wrap_output_process(
+        self, ctx: RunContext[Any], *, output_context: Any, output: Any, handler: Any
+    ) -> Any:
+        if not self._recording():
+            return await handler(output)
+        return await self.wrapped.wrap_output_process(
+            ctx, output_context=output_context, output=output, handler=handler
         )
 
 

@@ -1,0 +1,187 @@
+"""pydantic-ai's own spans and ours in one tree: the top agent's invoke_agent and chat spans
+from pydantic_ai_instrument(), each sub-agent's chat spans under agent-sdk's invoke_agent,
+one execute_tool span per call (the executor's for our tools, pydantic-ai's for its own),
+and message content only on agent-sdk's opt-in (pydantic-ai records it by default)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import Instrumentation
+from pydantic_ai.models.function import FunctionModel
+
+from agent_sdk import run_scope
+from agent_sdk.testing import ToolCall, Turn
+from agent_sdk.testing.recording import recording_spans
+from agent_sdk.tracing import capture_content
+from agent_sdk.tracing import semconv as sc
+from agent_sdk_pydantic_ai import pydantic_ai_agent_tool, pydantic_ai_instrument, pydantic_ai_tool
+from agent_sdk_pydantic_ai.testing import ScriptedFunction
+
+SECRET = "the launch code is 0000"
+
+
+@pytest.fixture
+def stamped() -> Iterator[Any]:
+    with recording_spans(stamp_runs=True) as exporter:
+        yield exporter
+
+
+@pytest.fixture
+def content() -> Iterator[None]:
+    capture_content(True)
+    try:
+        yield
+    finally:
+        capture_content(None)
+
+
+def scripted(turns: list[Turn], name: str, **kw: Any) -> Agent[Any, Any]:
+    return Agent(FunctionModel(ScriptedFunction(turns)), name=name, **kw)
+
+
+def hierarchy(*, child_capabilities: list[Any] | None = None) -> Agent[Any, Any]:
+    """boss -> analyst (calls our add and pydantic-ai's own shout)."""
+
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    def shout(text: str) -> str:
+        return text.upper()
+
+    child = scripted(
+        [
+            Turn.call(ToolCall("add", {"a": 1, "b": 1}), ToolCall("shout", {"text": "x"})),
+            Turn.say("ok"),
+        ],
+        "analyst",
+        tools=[pydantic_ai_tool(add), shout],
+        capabilities=child_capabilities or [],
+    )
+    call = ToolCall("analyst", {"request": SECRET})
+    return scripted(
+        [Turn.call(call, ToolCall("add", {"a": 2, "b": 2})), Turn.say("done")],
+        "boss",
+        tools=[pydantic_ai_agent_tool(child), pydantic_ai_tool(add)],
+        capabilities=[pydantic_ai_instrument()],
+    )
+
+
+def run(agent: Agent[Any, Any]) -> str:
+    async def main() -> str:
+        async with run_scope("run-trace"):
+            result = await agent.run(SECRET)
+            return str(result.output)
+
+    return asyncio.run(main())
+
+
+def tree(exporter: Any) -> tuple[list[Any], dict[int, Any]]:
+    spans = list(exporter.get_finished_spans())
+    return spans, {s.context.span_id: s for s in spans}
+
+
+def parent_name(span: Any, by_id: dict[int, Any]) -> str | None:
+    parent = by_id.get(span.parent.span_id) if span.parent else None
+    return parent.name if parent is not None else None
+
+
+def test_one_tree_with_pydantic_ais_spans_and_ours(stamped: Any) -> None:
+    assert run(hierarchy()) == "done"
+    spans, by_id = tree(stamped)
+    assert len({s.context.trace_id for s in spans}) == 1, "one run, one trace"
+    names = Counter(s.name for s in spans)
+    # One invoke_agent per agent run: pydantic-ai's for the top agent, ours for the child.
+    assert names["invoke_agent boss"] == 1 and names["invoke_agent analyst"] == 1
+    # One execute_tool per call: the executor's for our tools, pydantic-ai's for its own.
+    assert names["execute_tool add"] == 2 and names["execute_tool analyst"] == 1
+    assert names["execute_tool shout"] == 1
+    chats = [s for s in spans if s.attributes.get(sc.GEN_AI_OPERATION_NAME) == "chat"]
+    assert Counter(parent_name(s, by_id) for s in chats) == {
+        "invoke_agent boss": 2,
+        "invoke_agent analyst": 2,
+    }
+    assert parent_name(by_id_named(spans, "invoke_agent analyst"), by_id) == "execute_tool analyst"
+    assert parent_name(by_id_named(spans, "execute_tool shout"), by_id) == "invoke_agent analyst"
+    for span in spans:
+        attrs = span.attributes
+        assert attrs.get(sc.RUN_ID) == "run-trace", f"{span.name}: not stamped"
+        operation = attrs.get(sc.GEN_AI_OPERATION_NAME)
+        missing = sc.REQUIRED.get(str(operation), frozenset()) - attrs.keys()
+        assert not missing, f"{span.name}: {sorted(missing)}"
+    top = by_id_named(spans, "invoke_agent boss")
+    assert top.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] > 0
+    shout = by_id_named(spans, "execute_tool shout")
+    assert shout.attributes[sc.PATH] == "analyst"
+
+
+def by_id_named(spans: list[Any], name: str) -> Any:
+    [span] = [s for s in spans if s.name == name]
+    return span
+
+
+def test_content_is_recorded_only_on_agent_sdks_opt_in(stamped: Any) -> None:
+    run(hierarchy())
+    leaked = [
+        (s.name, k)
+        for s in stamped.get_finished_spans()
+        for k, v in s.attributes.items()
+        if SECRET in str(v)
+    ]
+    assert leaked == [], f"content recorded without the opt-in: {leaked}"
+
+
+def test_content_is_recorded_with_the_opt_in(stamped: Any, content: None) -> None:
+    run(hierarchy())
+    carrying = {
+        s.name
+        for s in stamped.get_finished_spans()
+        if any(SECRET in str(v) for v in s.attributes.values())
+    }
+    assert "invoke_agent boss" in carrying and any(n.startswith("chat ") for n in carrying)
+
+
+def test_a_childs_own_instrumentation_gives_no_second_agent_span(stamped: Any) -> None:
+    # pydantic-ai's Instrumentation() on the child would open its own invoke_agent span under
+    # ours (and a second execute_tool span per call of our tools): the plugin's capability,
+    # given to the child's run, replaces it (a subclass under its id would fail the run).
+    assert run(hierarchy(child_capabilities=[Instrumentation()])) == "done"
+    spans = stamped.get_finished_spans()
+    names = Counter(s.name for s in spans)
+    assert names["invoke_agent analyst"] == 1 and names["execute_tool add"] == 2, names
+    delegated = [s for s in spans if s.name == "execute_tool analyst"]
+    assert [s.attributes.get(sc.OUTCOME) for s in delegated] == ["ok"], "the child ran"
+
+
+def test_with_instrument_all_on_no_second_instrumentation_is_injected(stamped: Any) -> None:
+    # logfire.instrument_pydantic_ai() calls Agent.instrument_all(): pydantic-ai then injects
+    # an Instrumentation into every run that has none (and refuses two under one id).
+    Agent.instrument_all()
+    try:
+        assert run(hierarchy()) == "done"
+    finally:
+        Agent.instrument_all(False)
+    names = Counter(s.name for s in stamped.get_finished_spans())
+    assert names["invoke_agent boss"] == 1 and names["invoke_agent analyst"] == 1, names
+    assert names["execute_tool add"] == 2 and names["execute_tool analyst"] == 1, names
+
+
+def test_an_explicit_tracer_provider_gets_pydantic_ais_spans() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrument = pydantic_ai_instrument(tracer_provider=provider)
+    agent = scripted([Turn.say("hi")], "solo", capabilities=[instrument])
+    asyncio.run(agent.run("go"))
+    names = [s.name for s in exporter.get_finished_spans()]
+    assert len(names) == 2 and names[0].startswith("chat ") and names[1] == "invoke_agent solo"

@@ -263,6 +263,8 @@ def clean(value: Any, limit: int = 200) -> str:
     ``\\xNN``, cut to ``limit``. A list or an object is shown by its type only: it may be
     huge, or too deep to print."""
     text = _text(value)[:limit]
+    if text.isprintable():  # the common case, without a look at each character
+        return text
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
 
 

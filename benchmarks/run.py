@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_import
+from benchmarks import bench_import, bench_trace_show
 from benchmarks.common import machine, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,6 +111,8 @@ def collect(frameworks: list[str], quick: bool, log: Any) -> dict[str, Any]:
         plugin=None,
         timeout=timeout,
     )["reliability"]
+    log("trace show on large and hostile trace files (fresh interpreters)")
+    results["trace_show"] = bench_trace_show.measure(quick)
     log("fan_out (core only)")
     results["fan_out"] = worker(
         "benchmarks.worker",
@@ -540,6 +542,8 @@ def render(results: dict[str, Any]) -> str:
     out += input_rows(results, verdicts)
     out += ["", "## 6. Deferred approvals and trace files under load (core only)", ""]
     out += reliability_rows(results, verdicts)
+    out += ["", "Trace files read back (`agent-sdk trace show`):", ""]
+    out += bench_trace_show.render(results["trace_show"], verdicts)
     out += [""]
     out += bench_import.render(results["import"], verdicts)
     out += ["## Targets", ""]

@@ -154,6 +154,8 @@ def test_serve_scripted_on_an_unknown_host_says_so():
     )
 
 
+# The exporter's own setting: an export to a dead URL gives up after 1 s (its default is 10 s
+# of retries), so the failing case stays short.
 MINIFW = {"AGENT_SDK_PLUGINS": "minifw", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "1"}
 
 

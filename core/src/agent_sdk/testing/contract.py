@@ -1229,11 +1229,13 @@ class ContractSuite:
         return tool, ToolCall(_tool_name(harness, tool), {"request": "pay bob 5"})
 
     @staticmethod
-    def _child_call_refused(call: ToolCall) -> None:
+    def _refused_again(call: ToolCall, before: Any) -> None:
+        """The child's call was refused (again) since ``before`` (``tool_error`` then): the
+        child's model is told so, not left with an earlier answer."""
         refused = tool_error(call.id)
         kinds = (ErrorKind.APPROVAL_DENIED, ErrorKind.APPROVAL_PENDING)
-        assert refused is not None and refused.kind in kinds, (
-            f"the child's model must be refused the call {call.id}: {refused!r}"
+        assert refused is not None and refused is not before and refused.kind in kinds, (
+            f"the child's call {call.id} must be refused anew: {refused!r}"
         )
 
     def test_c15_a_child_confirm_call_approved_by_the_gate_runs_once(
@@ -1280,9 +1282,10 @@ class ContractSuite:
         second = run(again())
         assert rec.calls == [self.PAID], f"approved once, ran {rec.calls}"
         assert second.result(call.id).text == self.PAYER_ANSWER
+        before = tool_error(paid.id)
         run(again())  # the same approval, replayed
         assert rec.calls == [self.PAID], "an approval is used once: the replay must not run"
-        self._child_call_refused(paid)
+        self._refused_again(paid, before)
         assert self._entries(port) == {entry.id: ("used", paid.id, self.PAID)}
 
     # -- C15 through the native child pause -------------------------------------------------
@@ -1319,9 +1322,10 @@ class ContractSuite:
         assert rec.calls == [self.PAID], f"approved once, ran {rec.calls}"
         assert result.result(call.id).text == self.PAYER_ANSWER, "the child's run must resume"
         assert result.final_text == "done", "the parent's run must resume"
+        before = tool_error(paid.id)
         run(harness.resume(paused))
         assert rec.calls == [self.PAID], "a replayed state must not run the child's call again"
-        self._child_call_refused(paid)
+        self._refused_again(paid, before)
         # No new entry: the replay finds the used approval.
         assert self._entries(port) == {approved: ("used", paid.id, self.PAID)}
 
@@ -1332,9 +1336,10 @@ class ContractSuite:
         paused = self._pause_child(harness, tool, call, paid, rec)
         approved = self._approve(port, paid)
         edited = {"amount": 500, "to": "bob"}
+        before = tool_error(paid.id)
         run(harness.resume(paused, edit={paid.id: edited}))
         assert rec.calls == [], "an approval of other arguments must not run the edited call"
-        self._child_call_refused(paid)
+        self._refused_again(paid, before)
         entries = self._entries(port)
         assert entries.pop(approved) == ("approved", paid.id, self.PAID)
         # At most the one expected new entry: the edited call is a new request, left pending.
@@ -1364,8 +1369,10 @@ class ContractSuite:
         assert rec.calls == [self.PAID], f"approved once, ran {rec.calls}"
         assert result.result(call.id).text == self.PAYER_ANSWER
         assert result.final_text == "done"
+        before = tool_error(paid.id)
         run(fresh.resume(fresh.restore_paused(text, [again], turns)))
         assert rec.calls == [self.PAID], "the written state, replayed, must not run again"
+        self._refused_again(paid, before)
         assert self._entries(store) == {approved: ("used", paid.id, self.PAID)}
 
 

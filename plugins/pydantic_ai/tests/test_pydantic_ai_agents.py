@@ -162,3 +162,29 @@ def test_pydantic_ai_does_not_name_the_users_agent_after_our_variable() -> None:
     )
     assert seen(asyncio.run(parent.run("go")))[call.id] == "hi"
     assert child.name is None, "the child run must not rename the user's agent"
+
+
+def test_nested_children_are_charged_once_each_on_their_own_path() -> None:
+    # The grandchild's usage is merged into its parent's RunUsage (so the top run's holds
+    # every call): the child's own cost is what is left, never the grandchild's twice.
+    tax = scripted([Turn.say("no VAT impact")], "tax")
+    legal = scripted(
+        [Turn.call(ToolCall("tax", {"request": "VAT?"})), Turn.say("one-sided")],
+        "legal",
+        tools=[pydantic_ai_agent_tool(tax)],
+    )
+    call = ToolCall("legal", {"request": "review"})
+    boss = scripted(
+        [Turn.call(call), Turn.say("done")], "boss", tools=[pydantic_ai_agent_tool(legal)]
+    )
+
+    async def main() -> Any:
+        async with run_scope() as run:
+            return await boss.run("go"), run
+
+    result, run = asyncio.run(main())
+    per_path = {path: cost.usage.model_calls for path, cost in run.report.per_path.items()}
+    assert per_path == {"legal": 2, "legal/tax": 1}
+    assert result.usage.requests == 2 + 2 + 1, "the top run's RunUsage holds every call"
+    charged = run.report.total
+    assert charged.input_tokens + charged.output_tokens < result.usage.total_tokens

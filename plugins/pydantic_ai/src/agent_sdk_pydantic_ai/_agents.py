@@ -82,12 +82,32 @@ def messages_of(result: Any) -> list[Message]:
     return out
 
 
-def usage_of(usage: RunUsage) -> Usage:
+def usage_of(usage: RunUsage, delegated: RunUsage | None = None) -> Usage:
+    """What a child's own model calls used: its RunUsage less what its own sub-agents merged
+    into it (they are charged to the run on their own paths)."""
+    less = delegated or RunUsage()
     return Usage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        model_calls=usage.requests,
+        input_tokens=usage.input_tokens - less.input_tokens,
+        output_tokens=usage.output_tokens - less.output_tokens,
+        model_calls=usage.requests - less.requests,
     )
+
+
+# While a child runs: what its own sub-agents merged into its RunUsage, by the id of that
+# RunUsage (the object its tools see as ctx.usage).
+_delegated: dict[int, RunUsage] = {}
+
+
+def _merge(parent: RunContext[Any] | None, usage: RunUsage) -> None:
+    """Merge a finished child's usage into its parent run's RunUsage (pydantic-ai's own
+    ``usage=ctx.usage`` pattern, after the fact: siblings never share one counter while they
+    run), noting it as delegated when the parent is itself a child of ours."""
+    if parent is None:
+        return
+    parent.usage.incr(usage)
+    outer = _delegated.get(id(parent.usage))
+    if outer is not None:
+        outer.incr(usage)
 
 
 def _pending(requests: DeferredToolRequests) -> list[str]:
@@ -160,22 +180,24 @@ def agent_spec(
             given: str | None = None
         else:
             given = prompt  # a fresh run: nothing of any other call
-        usage = RunUsage()
+        usage, delegated = RunUsage(), RunUsage()
+        _delegated[id(usage)] = delegated
         token = pausable_agent.set(agent if pausable else None)
         try:
             result = await agent.run(given, usage=usage, **options)
         except BaseException:
-            note_usage(usage_of(usage))  # charged to the run even though the child failed
+            # Charged to the run even though the child failed.
+            note_usage(usage_of(usage, delegated))
             raise
         finally:
             pausable_agent.reset(token)
-            if parent is not None:
-                parent.usage.incr(usage)
+            del _delegated[id(usage)]
+            _merge(parent, usage)
         output = result.output
         response = AgentResponse(
             messages=messages_of(result),
             structured=output if not isinstance(output, str | DeferredToolRequests) else None,
-            usage=usage_of(usage),
+            usage=usage_of(usage, delegated),
             raw=result,
         )
         if isinstance(output, DeferredToolRequests):

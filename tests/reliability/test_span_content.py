@@ -217,3 +217,38 @@ SCHEMA_ACCOUNT = {
     "properties": {"account": {"type": "string"}},
     "required": ["account"],
 }
+
+
+@pytest.mark.parametrize(
+    ("max_depth", "said"),
+    [(2, "depth-exceeded: depth limit 2 at legal/tax/legal"), (3, "recursion: 'legal' already in")],
+)
+def test_a_hierarchy_guard_is_named_on_its_span_with_capture_off(tmp_path, max_depth, said):
+    """Guard messages hold no argument values, so their detail (limit, path) stays on the span
+    when content capture hides error messages."""
+    from agent_sdk import AgentResponse, HierarchyLimits, Message, Usage, agent_tool, run_scope
+
+    executor = Executor()
+    specs: dict[str, ToolSpec] = {}
+
+    def make(name: str, other: str) -> None:
+        async def invoke(request: str, ctx: Any) -> AgentResponse:
+            outcome = await executor.run_spec(specs[other], {"request": request})
+            return AgentResponse(
+                messages=[Message("tool", outcome.text), Message("assistant", f"{name} done")],
+                usage=Usage(model_calls=1),
+            )
+
+        specs[name] = agent_tool(invoke, name=name, description=name)
+
+    make("legal", "tax")
+    make("tax", "legal")
+
+    async def main() -> Any:
+        async with run_scope(limits=HierarchyLimits(max_depth=max_depth)):
+            return await executor.run_spec(specs["legal"], {"request": ACCOUNT})
+
+    outcome, text = traced_file(tmp_path, lambda: asyncio.run(main()), captured=False)
+    assert outcome.ok
+    assert said in text
+    assert ACCOUNT not in text

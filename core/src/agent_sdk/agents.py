@@ -154,6 +154,7 @@ async def call_agent(
             "another thread must copy the context (asyncio.to_thread, or "
             "contextvars.copy_context().run)",
             tool=name,
+            detail="started with no run in its context while a detached='refuse' run is open",
         )
     if run is None:  # a call made outside any run_scope: guards still apply, per call tree
         token = RUN_VAR.set(RunState(parent.run_id, HierarchyLimits()))
@@ -173,6 +174,7 @@ async def call_agent(
             f"{limits.max_depth} (path {'/'.join(path)}). Answer with the data you have "
             "and say what is missing.",
             tool=name,
+            detail=f"depth limit {limits.max_depth} at {'/'.join(path)}",
         )
     if name in parent.path:
         raise ToolError(
@@ -180,6 +182,7 @@ async def call_agent(
             f"cannot call sub-agent '{name}': it is already in the call path "
             f"{'/'.join(path)}. Answer with the data you have.",
             tool=name,
+            detail=f"'{name}' already in the path {'/'.join(path)}",
         )
     if not run.reserve():
         held = f", {run.reserved} held by running sub-agents" if run.reserved else ""
@@ -187,6 +190,7 @@ async def call_agent(
             f"the run's budget of {limits.max_model_calls} model calls is spent "
             f"({run.spent} used{held}); sub-agent '{name}' was not started",
             tool=name,
+            detail=f"budget of {limits.max_model_calls} model calls spent ({run.spent} used)",
         )
     reserved = limits.max_model_calls is not None
     path_text = "/".join(path)
@@ -305,6 +309,7 @@ async def _with_timeout(call: Awaitable[AgentResponse], wait: float, name: str) 
                 f"sub-agent '{name}' did not answer within {wait:g}s; answer "
                 "without it and say what is missing",
                 tool=name,
+                detail=f"no answer within {wait:g}s",
             ) from None
         raise
 

@@ -87,8 +87,8 @@ class ToolError(AgentSDKError):
 class HierarchyLimitError(ToolError):
     """The run's model-call budget is spent. Raised, not returned: continuing only spends more."""
 
-    def __init__(self, message: str, *, tool: str | None = None) -> None:
-        super().__init__(ErrorKind.BUDGET_EXHAUSTED, message, tool=tool)
+    def __init__(self, message: str, *, tool: str | None = None, detail: str | None = None) -> None:
+        super().__init__(ErrorKind.BUDGET_EXHAUSTED, message, tool=tool, detail=detail)
 
 
 def _rebuild(cls: type[ToolError], state: dict[str, Any]) -> ToolError:

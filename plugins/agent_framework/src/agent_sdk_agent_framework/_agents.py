@@ -54,9 +54,26 @@ class _Meter(ChatMiddleware):
 
     async def process(self, context: ChatContext, call_next: Callable[[], Awaitable[None]]) -> None:
         self.calls += 1
-        self.chars += sum(len(m.text or "") for m in context.messages)
+        instructions = (context.options or {}).get("instructions")
+        self.chars += len(instructions) if isinstance(instructions, str) else 0
+        self.chars += sum(_chars(m) for m in context.messages)
         note_usage(Usage(model_calls=1))
         await call_next()
+
+
+def _chars(message: Message) -> int:
+    """The characters of ``message`` a model is sent: texts, calls and tool results."""
+    total = 0
+    for content in message.contents:
+        if content.type == "text":
+            total += len(content.text or "")
+        elif content.type == "function_call":
+            arguments = content.arguments
+            text = arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)
+            total += len(content.name or "") + len(text or "")
+        elif content.type == "function_result":
+            total += len(str(content.result or ""))
+    return total
 
 
 def _untraced(agent: Agent[Any]) -> Agent[Any]:

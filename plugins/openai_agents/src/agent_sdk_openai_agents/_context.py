@@ -7,7 +7,6 @@ is the conversation id we hand to ``bind_call``; ``bind_call`` still gives an ac
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import weakref
 from typing import Any
@@ -60,8 +59,13 @@ def conversation_id(wrapper: RunContextWrapper[Any] | None) -> str:
         config = getattr(wrapper, "run_config", None) if isinstance(wrapper, ToolContext) else None
         chosen = getattr(config, "trace_id", None) or gen_trace_id()
         _fallback_ids[key] = chosen
-    with contextlib.suppress(TypeError):  # a Usage that cannot be weakly referenced
+    try:
         weakref.finalize(usage, _forget, key)
+    except TypeError:
+        # A Usage that cannot be weakly referenced would keep its entry after it is freed,
+        # and a later run's Usage at the same address would get this run's id: keep none
+        # (each look-up is then a new run, so its paused calls are asked again).
+        _forget(key)
     return chosen
 
 

@@ -484,12 +484,81 @@ class AgentFrameworkDriver(Driver):
         return Runner(run)
 
 
+# -- pydantic-ai ---------------------------------------------------------------------------
+class PydanticAIDriver(Driver):
+    """pydantic-ai: ``Agent.run`` on the plugin's scripted ``FunctionModel``. Its own
+    instrumentation is off by default (as the other frameworks' tracing is here); ours is
+    the top agent with ``pydantic_ai_instrument()``. Every run lifts pydantic-ai's default
+    ``request_limit`` of 50: a delegate's requests count against the parent's (``usage=
+    ctx.usage`` natively, merged by ours), so 1,000 children would stop the run."""
+
+    name = harness_name = "pydantic-ai"
+    distributions = ("pydantic-ai-slim",)
+
+    def __init__(self) -> None:
+        from agent_sdk_pydantic_ai.testing import PydanticAIHarness
+
+        self.harness = PydanticAIHarness()
+
+    def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
+        from pydantic_ai import Tool
+
+        return Tool(fn, name=name, description=description)
+
+    def our_tool(self, spec: ToolSpec) -> Any:
+        return self.harness.export_tool(spec, executor=self.executor())
+
+    def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
+        return self.harness.export_agent_tool(agent, return_mode=return_mode)
+
+    def native_agent_tool(self, agent: ScriptedAgent) -> NativeAgentTool:
+        from pydantic_ai import Agent, RunContext, Tool, UsageLimits
+        from pydantic_ai.models.function import FunctionModel
+
+        from agent_sdk_pydantic_ai.testing import ScriptedFunction
+
+        child = Agent(FunctionModel(ScriptedFunction(agent.turns)), name=agent.name)
+        unlimited = UsageLimits(request_limit=None)
+
+        async def delegate(ctx: RunContext[Any], request: str) -> str:
+            # pydantic-ai's documented delegation: a fresh child run, usage into the parent's.
+            return (await child.run(request, usage=ctx.usage, usage_limits=unlimited)).output
+
+        # This module's annotations are strings; pydantic-ai resolves them in its globals.
+        delegate.__annotations__ = {"ctx": RunContext[Any], "request": str, "return": str}
+        native = Tool(delegate, name=agent.name, description=agent.description)
+        return NativeAgentTool(native, agent.name, "request")
+
+    def runner(
+        self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
+    ) -> Runner:
+        from pydantic_ai import Agent, UsageLimits
+        from pydantic_ai.models.function import FunctionModel
+
+        from agent_sdk_pydantic_ai import pydantic_ai_instrument
+        from agent_sdk_pydantic_ai.testing import ScriptedFunction
+
+        agent = Agent(
+            FunctionModel(ScriptedFunction(turns, name="orchestrator")),
+            name=f"orchestrator{next(_names)}",
+            tools=list(tools),
+            capabilities=[pydantic_ai_instrument()] if instrumented else [],
+        )
+        unlimited = UsageLimits(request_limit=None)
+
+        async def run() -> Any:
+            return (await agent.run("start", usage_limits=unlimited)).output
+
+        return Runner(run)
+
+
 DRIVERS: dict[str, type[Driver]] = {
     "ag2": AG2Driver,
     "autogen": AutogenDriver,
     "openai-agents": OpenAIAgentsDriver,
     "fast-agent": FastAgentDriver,
     "agent-framework": AgentFrameworkDriver,
+    "pydantic-ai": PydanticAIDriver,
 }
 PLUGIN_ENTRY_POINTS = {
     "ag2": "ag2",
@@ -497,4 +566,5 @@ PLUGIN_ENTRY_POINTS = {
     "openai-agents": "openai-agents",
     "fast-agent": "fast-agent",
     "agent-framework": "agent-framework",
+    "pydantic-ai": "pydantic-ai",
 }

@@ -21,7 +21,7 @@ import pytest
 from agent_framework import Agent, Message, tool
 
 from agent_sdk import CallbackApproval, Decision, DeferredApproval, Executor, ToolSpec
-from agent_sdk.scripted import ToolCall, Turn
+from agent_sdk.scripted import ScriptedAgent, ToolCall, Turn
 from agent_sdk_agent_framework import (
     INTEGRATION,
     agent_framework_agent_tool,
@@ -242,3 +242,28 @@ def test_a_childs_maf_approval_fails_closed_saying_why() -> None:
     assert error["kind"] == "approval-denied" and "rm" in error["message"]
     assert "approval=port" in error["message"] and removed == []
     assert response.user_input_requests == [] and response.text == "done"
+
+
+def test_a_tampered_child_state_is_refused_and_nothing_runs() -> None:
+    # The parent's session is the host's file: a child state that is not one we wrote
+    # cannot be resumed, and the model is told so (no traceback).
+    from agent_sdk_agent_framework.testing import AgentFrameworkHarness, PausedRun
+
+    harness, paid = AgentFrameworkHarness(), []
+    pay = harness.export_tool(transfer_spec(paid), executor=Executor(), approval=DeferredApproval())
+    payer = harness.export_agent_tool(
+        ScriptedAgent(
+            "payer",
+            [Turn.call(ToolCall("transfer", {"amount": 5, "to": "bob"})), Turn.say("ok")],
+            tools=[pay],
+        )
+    )
+    call = ToolCall("payer", {"request": "pay"})
+    paused = asyncio.run(harness.pause([payer], [Turn.call(call), Turn.say("done")]))
+    blob = json.loads(paused.session)
+    blob["state"]["agent_sdk"]["children"][call.id]["session"] = "not a session"
+    tampered = PausedRun(paused.agent, json.dumps(blob), paused.requests)
+    result = asyncio.run(harness.resume(tampered))
+    error = json.loads(result.result(call.id).text)["error"]
+    assert error["kind"] == "tool-failed" and "cannot be resumed" in error["message"]
+    assert "Traceback" not in result.result(call.id).text and paid == []

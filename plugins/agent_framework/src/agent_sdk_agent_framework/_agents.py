@@ -106,6 +106,22 @@ def _responses(agent: Agent[Any], saved: Sequence[dict[str, Any]]) -> list[Conte
     return answers
 
 
+def _restored(agent: Agent[Any], saved: Any, name: str) -> tuple[AgentSession, list[Content]]:
+    """The paused child's session and its answers, from the parent's session (which a host
+    stored and may have been changed: anything but what we wrote is refused)."""
+    try:
+        session = AgentSession.from_dict(saved["session"])
+        answers = _responses(agent, list(saved["requests"]))
+    except Exception as exc:
+        raise ToolError(
+            ErrorKind.TOOL_FAILED,
+            f"the saved state of sub-agent '{name}' for this call cannot be resumed "
+            f"({type(exc).__name__}); call it again",
+            tool=name,
+        ) from exc
+    return session, answers
+
+
 def _message(message: Message) -> SdkMessage | None:
     if message.role == "assistant":
         text = message.text
@@ -156,8 +172,8 @@ def agent_spec(
         saved = frame.resume_child if frame is not None else None
         prompt: str | None = None
         if saved is not None:
-            session = AgentSession.from_dict(saved["session"])
-            given: Any = Message(role="user", contents=_responses(child, saved["requests"]))
+            session, answers = _restored(child, saved, name)
+            given: Any = Message(role="user", contents=answers)
         else:
             prompt = (
                 request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)

@@ -107,6 +107,10 @@ class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
         self.settings = default_settings(False)
 
     async def for_run(self, ctx: RunContext[Any]) -> Any:  # a rebound copy of this wrapper
+        if not self._recording():
+            # Nothing will be recorded: no per-run copy of pydantic-ai's state (a run with this
+            # capability costs what one without it costs, as near as its hooks allow).
+            return self
         rebound = await super().for_run(ctx)
         inner = rebound.wrapped if isinstance(rebound, WrapperCapability) else None
         if isinstance(inner, Instrumentation):
@@ -203,8 +207,9 @@ def pydantic_ai_instrument(
 
 
 def child_capabilities() -> Sequence[AgentSdkInstrumentation]:
-    """What every sub-agent run by an agent tool is traced with."""
-    return (_CHILD,)
+    """What every sub-agent run by an agent tool is traced with: nothing while agent-sdk
+    records nothing (a capability costs a pydantic-ai run even when its hooks do nothing)."""
+    return (_CHILD,) if tracing_enabled() else ()
 
 
 _CHILD = AgentSdkInstrumentation(child=True)

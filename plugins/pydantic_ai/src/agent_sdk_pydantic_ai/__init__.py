@@ -4,7 +4,8 @@
 ``pydantic_ai.Tool`` whose calls all go through the agent-sdk executor;
 ``pydantic_ai_toolset(registry)`` gives a registry as one ``FunctionToolset``;
 ``pydantic_ai_agent_tool(agent)`` exposes a ``pydantic_ai.Agent`` as a tool with hierarchy
-guards; a pending approval pauses a run whose output types include ``DeferredToolRequests``
+guards; a pending approval pauses a run of an agent whose ``output_type`` includes
+``DeferredToolRequests``
 as pydantic-ai's own deferred call (``deferred_approval_ids`` / ``deferred_results``
 resume it); ``pydantic_ai_instrument()`` is the capability that puts pydantic-ai's spans in
 agent-sdk's trace. Importing this package does not import pydantic-ai; the functions import

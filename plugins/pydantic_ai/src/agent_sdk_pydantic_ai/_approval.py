@@ -2,14 +2,16 @@
 
 The gate decides every confirm call of our tools when it runs (validation, confirm rule,
 policies, port, one-use token). An approved or denied call never pauses the run. A pending
-one pauses it the pydantic-ai way where the run can end on deferred calls (its output types
-include ``DeferredToolRequests``): the tool raises ``ApprovalRequired`` with the approval ids
-in the call's metadata, and the run ends with ``DeferredToolRequests``. The host resolves
-those ids in its approval store, then resumes with ``deferred_results(requests)`` (and the
-message history, which survives a restart as JSON). pydantic-ai's approval only resumes the
-call: the gate decides it again, and only an approved, unused entry for the same run, call,
-tool and arguments runs it, once; pydantic-ai itself enforces no one-use rule. Elsewhere the
-model is told ``approval required: apr_...``, as in every integration.
+one pauses it the pydantic-ai way where the run can end on deferred calls (the agent's
+``output_type`` includes ``DeferredToolRequests``; a tool cannot see a run's own
+``output_type=``, so there the model is told instead): the tool raises ``ApprovalRequired``
+with the approval ids in the call's metadata, and the run ends with ``DeferredToolRequests``.
+The host resolves those ids in its approval store, then resumes with
+``deferred_results(requests)`` (and the message history, which survives a restart as JSON).
+pydantic-ai's approval only resumes the call: the gate decides it again, and only an
+approved, unused entry for the same run, call, tool and arguments runs it, once;
+pydantic-ai itself enforces no one-use rule. Elsewhere the model is told ``approval
+required: apr_...``, as in every integration.
 
 ``native_approval(gate)`` is ``INTEGRATION.bind_approval(port)``: a
 ``HandleDeferredToolCalls`` capability deciding pydantic-ai's own ``requires_approval``

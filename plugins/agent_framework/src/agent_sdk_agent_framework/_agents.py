@@ -23,8 +23,6 @@ from agent_framework import (
     Agent,
     AgentResponseUpdate,
     AgentSession,
-    ChatContext,
-    ChatMiddleware,
     Content,
     Message,
 )
@@ -44,21 +42,20 @@ log = logging.getLogger("agent_sdk_agent_framework")
 OnStream = Callable[[AgentResponseUpdate], Awaitable[None] | None]
 
 
-class _Meter(ChatMiddleware):
-    """Counts the child's model calls as they happen (charged even if the child fails or
-    times out) and the characters each one is sent."""
+class _Meter:
+    """The child's model calls, counted from its stream as they happen (each one's updates
+    share a response id): noted for the run at once, so a child that fails or times out is
+    charged what it used. (A chat middleware would see each call too, but MAF copies the
+    messages of every call for chat middleware: a cost per model call of the child.)"""
 
     def __init__(self) -> None:
-        self.calls = 0
-        self.chars = 0
+        self.responses: set[str] = set()
 
-    async def process(self, context: ChatContext, call_next: Callable[[], Awaitable[None]]) -> None:
-        self.calls += 1
-        instructions = (context.options or {}).get("instructions")
-        self.chars += len(instructions) if isinstance(instructions, str) else 0
-        self.chars += sum(_chars(m) for m in context.messages)
-        note_usage(Usage(model_calls=1))
-        await call_next()
+    def saw(self, update: AgentResponseUpdate) -> None:
+        response_id = update.response_id
+        if response_id and response_id not in self.responses:
+            self.responses.add(response_id)
+            note_usage(Usage(model_calls=1))
 
 
 def _chars(message: Message) -> int:
@@ -132,18 +129,30 @@ def _message(message: Message) -> SdkMessage | None:
     return None
 
 
-def _usage(final: Any, meter: _Meter) -> Usage:
+def _usage(final: Any, meter: _Meter, agent: Agent[Any], prompt: str | None) -> Usage:
+    """Tokens as MAF summed them; model calls as the stream showed them (else one per
+    assistant message); characters sent: every model call is sent the instructions and the
+    conversation before its answer."""
     details = getattr(final, "usage_details", None) or {}
+    instructions = agent.default_options.get("instructions")
+    sent = (len(instructions) if isinstance(instructions, str) else 0) + len(prompt or "")
+    chars = calls = 0
+    for message in final.messages:
+        if message.role == "assistant":
+            calls += 1
+            chars += sent
+        sent += _chars(message)
     return Usage(
         input_tokens=int(details.get("input_token_count") or 0),
         output_tokens=int(details.get("output_token_count") or 0),
-        model_calls=meter.calls,
-        input_chars=meter.chars,
+        model_calls=len(meter.responses) or calls,
+        input_chars=chars,
     )
 
 
-async def _drive(stream: Any, on_stream: OnStream | None, name: str) -> Any:
+async def _drive(stream: Any, meter: _Meter, on_stream: OnStream | None, name: str) -> Any:
     async for update in stream:
+        meter.saw(update)
         if on_stream is None:
             continue
         try:
@@ -183,15 +192,14 @@ def agent_spec(
         # The child's calls pause only where this call can pause the parent in turn.
         allowed = pause_allowed.set(frame is not None and frame.can_pause)
         try:
-            stream = child.run(given, stream=True, session=session, middleware=[meter])
-            final = await _drive(stream, on_stream, name)
+            stream = child.run(given, stream=True, session=session)
+            final = await _drive(stream, meter, on_stream, name)
         finally:
             pause_allowed.reset(allowed)
         messages = [SdkMessage("user", prompt)] if prompt is not None else []
         messages += [m for m in map(_message, final.messages) if m is not None]
-        response = AgentResponse(
-            messages=messages, structured=final.value, usage=_usage(final, meter), raw=final
-        )
+        usage = _usage(final, meter, child, prompt)
+        response = AgentResponse(messages=messages, structured=final.value, usage=usage, raw=final)
         _note_requests(final, response, session, frame, name)
         return response
 

@@ -166,9 +166,12 @@ class ExecutorTool(FunctionTool):
         frame = CallFrame(context, call_id, can_pause)
         resumed = False
         if can_pause:
-            state = paused_state(session)
-            resumed = state["paused"].pop(call_id, None) is not None
-            frame.resume_child = state["children"].pop(call_id, None)
+            # Read only: a session is written to only when a call of ours pauses in it.
+            state = session.state.get(STATE_KEY) if session is not None else None
+            if isinstance(state, dict):
+                state = paused_state(session)
+                resumed = state["paused"].pop(call_id, None) is not None
+                frame.resume_child = state["children"].pop(call_id, None)
             if not resumed and self.spec.confirm is not False:
                 await self._pause_if_pending(raw, ctx, session)
         token = current_call.set(frame)

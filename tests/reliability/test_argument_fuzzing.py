@@ -231,6 +231,7 @@ PARSED_BY_FRAMEWORK = {
     "autogen": "AssistantAgent json.loads the arguments before the tool runs",
     "openai-agents": "the plugin's ExportedSchema.map_back json.loads strict-mode arguments",
     "fast-agent": "provider adapters parse the arguments into a dict (MCP CallToolRequest)",
+    "agent-framework": "FunctionCallContent.parse_arguments json.loads them before invoke()",
 }
 # A framework that parses the JSON itself keeps the last of duplicated keys; what reaches
 # the SDK is a valid object, so nobody downstream can tell. (NaN, Infinity and oversized

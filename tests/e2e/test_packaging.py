@@ -1,4 +1,4 @@
-"""The six distributions (core, four plugins, the template) build as sdist and wheel from a
+"""The eight distributions (core, six plugins, the template) build as sdist and wheel from a
 copy of their directory, pass ``twine check --strict`` (what PyPI renders), and carry their
 license, changelog and complete metadata."""
 
@@ -53,7 +53,7 @@ def dists(tmp_path_factory):
 
 
 def test_every_distribution_builds_an_sdist_and_a_wheel(dists):
-    assert len(dists) == 6
+    assert len(dists) == 8
     for name, files in dists.items():
         kinds = sorted(f.suffix for f in files)
         assert kinds == [".gz", ".whl"], f"{name}: {files}"

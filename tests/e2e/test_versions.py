@@ -1,4 +1,4 @@
-"""One version everywhere: the six distributions are released together, so each states the
+"""One version everywhere: the eight distributions are released together, so each states the
 core's version (pyproject, any ``__version__``, the newest changelog heading), every plugin
 and the template pin the core's minor series, and the core's extras pin the plugins'."""
 
@@ -46,8 +46,8 @@ def changelog(source: Path) -> Path:
     return ROOT / "docs" / "changelog.md" if source == CORE else source / "CHANGELOG.md"
 
 
-def test_there_are_six_distributions():
-    assert len(DISTRIBUTIONS) == 6 and all((d / "pyproject.toml").is_file() for d in DISTRIBUTIONS)
+def test_there_are_eight_distributions():
+    assert len(DISTRIBUTIONS) == 8 and all((d / "pyproject.toml").is_file() for d in DISTRIBUTIONS)
 
 
 @pytest.mark.parametrize("source", DISTRIBUTIONS, ids=lambda p: p.name)

@@ -2,7 +2,7 @@
 
     .venv/bin/python .ci/wheels.py [--keep DIR] [--skip-py310]
 
-1. Builds the wheels of the core, the four plugins and the template (from clean copies).
+1. Builds the wheels of the core, every plugin and the template (from clean copies).
 2. For each plugin and the template, in a fresh venv (two at a time): installs that wheel
    and the core wheel only, then, from a directory outside the repository, runs
    ``agent-sdk plugins`` (its integration alone, ok), ``agent-sdk demo --framework NAME
@@ -10,7 +10,7 @@
    t.json afterwards. Then ``pip check``, and again after adding ``agent-sdk[otel]``.
 3. The core alone: ``agent-sdk plugins`` says none is installed and ``agent-sdk demo``
    names the one command that makes it work.
-4. The four plugins together in one venv: ``pip check``.
+4. Every plugin together in one venv: ``pip check``.
 5. The core's own tests on Python 3.10 (the oldest the core claims), in a venv with the
    core wheel and the test tools only.
 
@@ -44,9 +44,9 @@ ENV.pop("VIRTUAL_ENV", None)
 # Tests on 3.10 that need more than the core (every plugin installed), or that hit a 3.10
 # bug outside the core's runtime. Each entry says why.
 PY310_DESELECT = {
-    "tests/core/test_cli.py::test_plugins_are_listed_sorted": "needs the four plugins installed",
+    "tests/core/test_cli.py::test_plugins_are_listed_sorted": "needs every plugin installed",
     "tests/core/test_deprecations.py::test_every_old_plugin_name_works_and_warns_once": (
-        "needs the four plugins installed"
+        "needs every plugin installed"
     ),
 }
 # The newest hypothesis for 3.10 (constraints-dev.txt pins one that needs 3.11); the other
@@ -315,9 +315,9 @@ def main(argv: list[str] | None = None) -> int:
             cells = [t.name, f"{t.install_s:.0f}", f"{t.size_mb:.0f}", f"{t.demo_s:.1f}"]
             print("| " + " | ".join([*cells, t.pip_check, t.pip_check_otel]) + " |")
             problems += [f"{t.name}: {p}" for p in t.problems]
-        print(f"| all four plugins together | {all_s:.0f} | | | {all_check} | |")
+        print(f"| all plugins together | {all_s:.0f} | | | {all_check} | |")
         if all_check != "ok":
-            problems.append(f"pip check with all four plugins: {all_check}")
+            problems.append(f"pip check with all plugins: {all_check}")
         print(f"\nwheels: job wall time {time.monotonic() - started:.0f} s")
         if problems:
             print("\nwheels: FAILED\n" + "\n\n".join(problems), file=sys.stderr)

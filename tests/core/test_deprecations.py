@@ -20,7 +20,7 @@ from agent_sdk import AutoApprove, CallContext, Executor, Registry, TokenAuthori
 from agent_sdk.deprecated import DEPRECATED
 
 ROOT = Path(__file__).resolve().parents[2]
-# The core and the template are installed with the core's tests; the four plugins' entries
+# The core and the template are installed with the core's tests; the plugins' entries
 # need the plugins (the wheel job's Python 3.10 run has the core and the template only).
 OURS = ("agent_sdk", "agent_sdk_minifw")
 

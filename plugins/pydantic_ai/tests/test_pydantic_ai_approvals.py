@@ -326,3 +326,29 @@ def test_across_a_process_restart_a_childs_and_a_parents_call_run_once(tmp_path:
     }
     assert json.loads(replay["seen"]["call_own_pay"])["error"]["kind"] == "approval-denied"
     assert {e.status for e in port.store.list(None)} == {"used"}
+
+
+def test_an_edited_childs_call_is_refused(tmp_path: Path) -> None:
+    # deferred_results(edit=...) reaches a paused child's call too (its state is handed back
+    # with the edit; the child's call resumes with ToolApproved(override_args=...)).
+    ledger = Ledger()
+    port = DeferredApproval(tmp_path / "a.db")
+    child_call = ToolCall("pay", {"amount": 40, "to": "zed"})
+    child = Agent(
+        FunctionModel(ScriptedFunction([Turn.call(child_call), Turn.say("child paid")])),
+        name="payer",
+        tools=[pydantic_ai_tool(ledger.pay(), approval=port)],
+    )
+    call = ToolCall("payer", {"request": "pay zed 40"})
+    tools = [pydantic_ai_agent_tool(child)]
+    first = asyncio.run(pausable("boss", [Turn.call(call), Turn.say("done")], tools).run("go"))
+    [entry] = port.pending()
+    port.resolve(entry.id, approved=True)
+    edited = deferred_results(first.output, edit={child_call.id: {"amount": 4000, "to": "zed"}})
+    asyncio.run(
+        pausable("boss", [Turn.call(call), Turn.say("done")], tools).run(
+            message_history=first.all_messages(), deferred_tool_results=edited
+        )
+    )
+    assert ledger.paid == [], "an approval of other arguments must not run the edited call"
+    assert [e.arguments["amount"] for e in port.pending()] == [4000], "a new request"

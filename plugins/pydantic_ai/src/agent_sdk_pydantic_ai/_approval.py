@@ -120,13 +120,20 @@ def deferred_results(
 ) -> DeferredToolResults:
     """What resumes every call of ours in ``requests``: approved in pydantic-ai (which only
     resumes it; the gate decides it again) with its metadata handed back (a paused child's
-    state). ``edit`` replaces a call's arguments (``ToolApproved(override_args=...)``): the
-    gate then sees other arguments than it was asked about, and refuses them."""
+    state). ``edit`` replaces the arguments of calls by their ids, a paused child's calls
+    included (``ToolApproved(override_args=...)`` where the call is resumed): the gate then
+    sees other arguments than it was asked about, and refuses them."""
     approvals: dict[str, bool | ToolApproved | ToolDenied] = {}
+    metadata = dict(requests.metadata)
     for call_id in deferred_approval_ids(requests):
         changed = (edit or {}).get(call_id)
         approvals[call_id] = ToolApproved(override_args=dict(changed)) if changed else True
-    return DeferredToolResults(approvals=approvals, metadata=dict(requests.metadata))
+        entry = metadata.get(call_id, {}).get(METADATA_KEY)
+        if edit and isinstance(entry, Mapping) and isinstance(entry.get("child"), Mapping):
+            child = entry["child"]  # the edit is handed down: the child resumes with it
+            child = {**child, "edit": {**(child.get("edit") or {}), **edit}}
+            metadata[call_id] = {**metadata[call_id], METADATA_KEY: {**entry, "child": child}}
+    return DeferredToolResults(approvals=approvals, metadata=metadata)
 
 
 def native_approval(gate: ApprovalGate) -> HandleDeferredToolCalls[Any]:

@@ -151,24 +151,6 @@ def paused_calls_of(requests: DeferredToolRequests) -> list[tuple[str, str, dict
     return out
 
 
-def _nested_edit(
-    requests: DeferredToolRequests, edit: Mapping[str, Mapping[str, Any]]
-) -> DeferredToolRequests:
-    """``requests`` with ``edit`` handed down to every paused child (a host editing a
-    child's call in the state it hands back)."""
-    metadata = {}
-    for call_id, value in requests.metadata.items():
-        entry = value.get(METADATA_KEY) if isinstance(value, Mapping) else None
-        child = entry.get("child") if isinstance(entry, Mapping) else None
-        if isinstance(child, Mapping):
-            child = {**child, "edit": {**(child.get("edit") or {}), **edit}}
-            value = {**value, METADATA_KEY: {**entry, "child": child}}  # type: ignore[dict-item]
-        metadata[call_id] = value
-    return DeferredToolRequests(
-        calls=requests.calls, approvals=requests.approvals, metadata=metadata
-    )
-
-
 @dataclass(frozen=True)
 class PausedRun:
     """A run paused on deferred calls: what a host writes down, and the agent to resume."""
@@ -379,8 +361,6 @@ class PydanticAIHarness(Harness):
         self, paused: PausedRun, *, edit: Mapping[str, Mapping[str, Any]] | None = None
     ) -> RunResult:
         history, requests = paused.parsed()
-        if edit:
-            requests = _nested_edit(requests, edit)
         results = deferred_results(requests, edit=edit)
         async with self._connected():
             result = await paused.agent.run(

@@ -20,7 +20,12 @@ PACKAGES = {
     "minifw": ROOT / "contrib/plugin-template/src/agent_sdk_minifw",
 }
 EVERY_PLUGIN = {"__init__", "_integration", "_tools", "_agents", "_context", "_tracing", "testing"}
-NATIVE_APPROVAL = {"openai-agents", "fast-agent", "agent-framework", "pydantic-ai"}  # the frameworks with an approval hook
+NATIVE_APPROVAL = {
+    "openai-agents",
+    "fast-agent",
+    "agent-framework",
+    "pydantic-ai",
+}  # the frameworks with an approval hook
 EXTRAS = {
     ("autogen", "_agent_loop"): "AssistantAgent's tool loop adapted (raw arguments, usage)",
     ("autogen", "_run_control"): "ending an AutoGen run from a tool without its hang",

@@ -440,6 +440,31 @@ class AgentFrameworkDriver(Driver):
 
         disable_instrumentation()  # a benchmark process is an application: this is ours
         self.harness = AgentFrameworkHarness()
+        self.clients: list[Any] = []
+
+    def _client(self, turns: Sequence[Turn], name: str) -> Any:
+        from agent_sdk_agent_framework.testing import ScriptedChatClient
+
+        client = ScriptedChatClient(turns, name=name)
+        self.clients.append(client)
+        return client
+
+    def _child(self, agent: ScriptedAgent) -> Any:
+        """The child agent, built alike for native and ours (as the harness builds it)."""
+        from agent_framework import Agent
+
+        return Agent(
+            client=self._client(agent.turns, agent.name),
+            name=agent.name,
+            description=agent.description,
+            instructions=f"You are {agent.name}.",
+        )
+
+    async def _reset(self) -> None:
+        # The scripted clients record what every call was sent; kept across runs, that
+        # record grows the heap every collection of the oldest generation walks.
+        for client in self.clients:
+            client.calls.clear()
 
     def native_tool(self, fn: Handler, *, name: str, description: str) -> Any:
         from agent_framework import FunctionTool
@@ -450,15 +475,17 @@ class AgentFrameworkDriver(Driver):
         return self.harness.export_tool(spec, executor=self.executor())
 
     def agent_tool(self, agent: ScriptedAgent, *, return_mode: ReturnMode = "last") -> Any:
-        return self.harness.export_agent_tool(agent, return_mode=return_mode)
+        from agent_sdk_agent_framework import agent_framework_agent_tool
+
+        return agent_framework_agent_tool(
+            self._child(agent),
+            name=agent.name,
+            description=agent.description,
+            return_mode=return_mode,
+        )
 
     def native_agent_tool(self, agent: ScriptedAgent) -> NativeAgentTool:
-        from agent_framework import Agent
-
-        from agent_sdk_agent_framework.testing import ScriptedChatClient
-
-        child = Agent(client=ScriptedChatClient(agent.turns, name=agent.name), name=agent.name)
-        native = child.as_tool(name=agent.name, description=agent.description)
+        native = self._child(agent).as_tool(name=agent.name, description=agent.description)
         return NativeAgentTool(native, agent.name, "task")
 
     def runner(
@@ -467,10 +494,9 @@ class AgentFrameworkDriver(Driver):
         from agent_framework import Agent
 
         from agent_sdk_agent_framework import agent_framework_instrument
-        from agent_sdk_agent_framework.testing import ScriptedChatClient
 
         agent = Agent(
-            client=ScriptedChatClient(turns, name="orchestrator"),
+            client=self._client(turns, "orchestrator"),
             name=f"orchestrator{next(_names)}",
             tools=list(tools),
         )
@@ -481,7 +507,7 @@ class AgentFrameworkDriver(Driver):
             # No session: every run is a fresh conversation (the client replays the script).
             return (await agent.run("start")).text
 
-        return Runner(run)
+        return Runner(run, self._reset)
 
 
 # -- pydantic-ai ---------------------------------------------------------------------------

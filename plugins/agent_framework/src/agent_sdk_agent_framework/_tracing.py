@@ -12,7 +12,7 @@ does not do for a top agent, ``agent_framework_instrument`` adds.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agent_framework import (
@@ -24,7 +24,7 @@ from agent_framework import (
     MiddlewareFailure,
 )
 
-from agent_sdk import ConfigurationError, HierarchyLimitError, Usage, current_run
+from agent_sdk import ConfigurationError, HierarchyLimitError, RunState, Usage, current_run
 from agent_sdk.integration import current_context, new_id
 from agent_sdk_agent_framework._context import run_conversation
 
@@ -46,16 +46,48 @@ class RunIdentity(AgentMiddleware):
             run_conversation.reset(token)
 
 
-class RunModelCalls(ChatMiddleware):
+class RunModelCalls(AgentMiddleware):
     """Charges the top agent's own model calls to the agent-sdk run it is in (its cost
     report) and refuses one once the run's model-call budget is spent: the run ends with
     ``HierarchyLimitError`` (MAF would otherwise go on). Inside a sub-agent it does nothing:
-    the agent tool charges the child."""
+    the agent tool charges the child.
+
+    It decides once per run: only a run inside an agent-sdk run (not a sub-agent's) gets
+    the chat middleware that meters each model call, as run-level middleware. For every
+    chat middleware MAF builds a context and copies and reconciles the messages on every
+    model call (~25 µs each): a run outside agent-sdk's run has nothing to charge."""
+
+    async def process(
+        self, context: AgentContext, call_next: Callable[[], Awaitable[None]]
+    ) -> None:
+        if _charged_run() is not None:
+            # MAF forwards these to the chat client, with the run's chat middleware in them.
+            kwargs = context.client_kwargs
+            found = kwargs.get("middleware")
+            if found is None:
+                given = []
+            elif isinstance(found, Sequence) and not isinstance(found, (str, bytes)):
+                given = list(found)
+            else:  # one middleware (or a bundle), as MAF reads a bare source
+                given = [found]
+            kwargs["middleware"] = [*given, _METER]
+        await call_next()
+
+
+def _charged_run() -> RunState | None:
+    """The agent-sdk run a top agent's model calls are charged to, if any."""
+    run = current_run()
+    ctx = current_context()
+    return None if run is None or (ctx is not None and ctx.path) else run
+
+
+class ModelCallMeter(ChatMiddleware):
+    """One model call of a top agent: refused once the run's budget is spent, else charged
+    (a call, then its tokens)."""
 
     async def process(self, context: ChatContext, call_next: Callable[[], Awaitable[None]]) -> None:
-        run = current_run()
-        ctx = current_context()
-        if run is None or (ctx is not None and ctx.path):
+        run = _charged_run()
+        if run is None:
             await call_next()
             return
         if run.remaining == 0:
@@ -75,6 +107,9 @@ class RunModelCalls(ChatMiddleware):
             run.record_usage((), tokens)
 
 
+_METER = ModelCallMeter()  # one object: the client's cached chat pipeline matches it
+
+
 def instrument(agent: Any) -> Any:
     """``agent_framework_instrument``: add our two middlewares to ``agent`` once."""
     if not isinstance(agent, Agent):
@@ -89,4 +124,4 @@ def instrument(agent: Any) -> Any:
     return agent
 
 
-__all__ = ["RunIdentity", "RunModelCalls", "instrument"]
+__all__ = ["ModelCallMeter", "RunIdentity", "RunModelCalls", "instrument"]

@@ -8,19 +8,27 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent
-from pydantic_ai.capabilities import Instrumentation
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.capabilities import AbstractCapability, Instrumentation
 from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.instrumented import InstrumentationSettings
 
 from agent_sdk import run_scope
+from agent_sdk.integration import tracing_enabled
 from agent_sdk.testing import ToolCall, Turn
 from agent_sdk.testing.recording import recording_spans
 from agent_sdk.tracing import capture_content
 from agent_sdk.tracing import semconv as sc
-from agent_sdk_pydantic_ai import pydantic_ai_agent_tool, pydantic_ai_instrument, pydantic_ai_tool
+from agent_sdk_pydantic_ai import (
+    AgentSdkInstrumentation,
+    pydantic_ai_agent_tool,
+    pydantic_ai_instrument,
+    pydantic_ai_tool,
+)
 from agent_sdk_pydantic_ai.testing import ScriptedFunction
 
 SECRET = "the launch code is 0000"
@@ -185,3 +193,61 @@ def test_an_explicit_tracer_provider_gets_pydantic_ais_spans() -> None:
     asyncio.run(agent.run("go"))
     names = [s.name for s in exporter.get_finished_spans()]
     assert len(names) == 2 and names[0].startswith("chat ") and names[1] == "invoke_agent solo"
+
+
+@dataclass
+class RunTree(AbstractCapability[Any]):
+    """Notes, at the start of every run, the capabilities pydantic-ai dispatches its hooks to."""
+
+    runs: list[list[AbstractCapability[Any]]] = field(default_factory=list)
+
+    async def before_run(self, ctx: RunContext[Any]) -> None:
+        found: list[AbstractCapability[Any]] = []
+        assert ctx.root_capability is not None
+        ctx.root_capability.apply(found.append)
+        self.runs.append(found)
+
+
+def instrumented_in(tree: list[AbstractCapability[Any]]) -> list[str]:
+    return [type(c).__name__ for c in tree if isinstance(c, Instrumentation)]
+
+
+def test_a_run_that_records_nothing_goes_without_the_capability() -> None:
+    # pydantic-ai copies the RunContext for every capability at every hook (several per tool
+    # call), whatever the hook does: a run agent-sdk records nothing of runs without it.
+    assert not tracing_enabled(), "this test needs agent-sdk's tracing off"
+    probe = RunTree()
+    agent = scripted([Turn.say("hi")], "solo", capabilities=[pydantic_ai_instrument(), probe])
+    asyncio.run(agent.run("go"))
+    with recording_spans() as exporter:
+        asyncio.run(agent.run("go"))
+    asyncio.run(agent.run("go"))
+    assert [instrumented_in(run) for run in probe.runs] == [
+        [],
+        ["AgentSdkInstrumentation"],
+        [],
+    ]
+    names = [s.name for s in exporter.get_finished_spans()]
+    assert names == ["chat function:ScriptedFunction:", "invoke_agent solo"], names
+
+
+def test_standing_in_for_the_agents_own_instrumentation_it_stays_and_records_nothing() -> None:
+    # Given to a run, ours replaces the agent's Instrumentation(): leaving the run would let
+    # that one record (content included) while agent-sdk records nothing.
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    assert not tracing_enabled(), "this test needs agent-sdk's tracing off"
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    own = Instrumentation(settings=InstrumentationSettings(tracer_provider=provider))
+    probe = RunTree()
+    agent = scripted([Turn.say("hi")], "solo", capabilities=[own, probe])
+    asyncio.run(agent.run("go", capabilities=[pydantic_ai_instrument()]))
+    assert exporter.get_finished_spans() == ()
+    [tree] = probe.runs
+    assert [type(c) for c in tree if isinstance(c, Instrumentation)] == [AgentSdkInstrumentation]
+    asyncio.run(agent.run("go"))  # without ours, the agent's own records
+    assert len(exporter.get_finished_spans()) == 2

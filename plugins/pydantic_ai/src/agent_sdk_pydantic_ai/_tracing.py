@@ -5,8 +5,10 @@ trace: one tree, no duplicate tool spans, content capture by agent-sdk's opt-in.
 same id: given to a run, it replaces an agent's own), with three changes:
 
 - its spans go to agent-sdk's tracer (``use_tracer_provider`` or the global provider), or to
-  a ``tracer_provider`` given to it, and nothing is recorded while agent-sdk would record
-  nothing (``tracing_enabled()``), which costs a run nothing;
+  a ``tracer_provider`` given to it; a run that starts while agent-sdk would record nothing
+  (``tracing_enabled()``) runs without it (``for_run`` hands pydantic-ai an empty group):
+  pydantic-ai copies the ``RunContext`` for every capability at every hook, so a present
+  capability costs a run even when its hooks do nothing;
 - a call of one of our tools gets no pydantic-ai ``execute_tool`` span: the executor makes it
   (with the run id, path, outcome and error), so there is one span per call; a sub-agent run
   by an agent tool gets no pydantic-ai ``invoke_agent`` span: agent-sdk's is its agent span
@@ -21,6 +23,7 @@ is the one for the agents you run yourself.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,7 +31,12 @@ from typing import Any
 
 from opentelemetry import trace
 from pydantic_ai import RunContext
-from pydantic_ai.capabilities import AbstractCapability, Instrumentation, WrapperCapability
+from pydantic_ai.capabilities import (
+    AbstractCapability,
+    CombinedCapability,
+    Instrumentation,
+    WrapperCapability,
+)
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.tools import ToolDefinition
@@ -99,6 +107,9 @@ class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
     _own: dict[bool, InstrumentationSettings] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _live: bool = field(default=False, init=False, repr=False, compare=False)
+    """The copy ``for_run`` made for a run that records: its hooks make spans, any other
+    instance's hooks hand straight on."""
 
     def __post_init__(self) -> None:
         WrapperCapability.__post_init__(self)
@@ -106,13 +117,19 @@ class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
         # they hold the same content-free settings, so nothing reading them records content.
         self.settings = default_settings(False)
 
-    async def for_run(self, ctx: RunContext[Any]) -> Any:  # a rebound copy of this wrapper
+    async def for_run(self, ctx: RunContext[Any]) -> Any:  # not always an Instrumentation
         if not self._recording():
-            # Nothing will be recorded: no per-run copy of pydantic-ai's state (a run with this
-            # capability costs what one without it costs, as near as its hooks allow).
-            return self
-        rebound = await super().for_run(ctx)
-        inner = rebound.wrapped if isinstance(rebound, WrapperCapability) else None
+            # Nothing will be recorded: the run goes without this capability (an empty group
+            # leaves pydantic-ai's dispatch), unless it stands in for another Instrumentation
+            # the agent has (that one would record instead): then it stays and hands on.
+            return self if _replaces_another(self, ctx) else _NOTHING
+        bound = await super().for_run(ctx)
+        # The copy whose hooks make spans (a wrapped capability without per-run state gives
+        # back this instance itself, which other runs share).
+        live = bound if isinstance(bound, AgentSdkInstrumentation) and bound is not self else None
+        if live is None:
+            live = copy.copy(self)
+        inner = live.wrapped
         if isinstance(inner, Instrumentation):
             content = content_captured()
             if self.tracer_provider is None:
@@ -122,13 +139,14 @@ class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
                 if own is None:
                     own = self._own[content] = _settings(self.tracer_provider, content)
                 inner.settings = own
-        return rebound
+        live._live = True
+        return live
 
     def _recording(self) -> bool:
         return self.tracer_provider is not None or tracing_enabled()
 
     async def wrap_run(self, ctx: RunContext[Any], *, handler: Any) -> Any:
-        if self.child or not self._recording():
+        if self.child or not self._live:
             return await handler()
         inner = self.wrapped
 
@@ -147,7 +165,7 @@ class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
     async def wrap_model_request(
         self, ctx: RunContext[Any], *, request_context: Any, handler: Any
     ) -> ModelResponse:
-        if not self._recording():
+        if not self._live:
             return await handler(request_context)  # type: ignore[no-any-return]
         return await self.wrapped.wrap_model_request(
             ctx, request_context=request_context, handler=handler
@@ -163,7 +181,7 @@ class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
         handler: Any,
     ) -> Any:
         metadata = tool_def.metadata
-        if (metadata is not None and TOOL_MARK in metadata) or not self._recording():
+        if not self._live or (metadata is not None and TOOL_MARK in metadata):
             return await handler(args)  # ours: the executor's execute_tool span is the one
         return await self.wrapped.wrap_tool_execute(
             ctx, call=call, tool_def=tool_def, args=args, handler=handler
@@ -178,7 +196,7 @@ class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
         args: Any,
         error: Any,
     ) -> Any:
-        if not self._recording():
+        if not self._live:
             raise error  # what the base capability does: no span, the error stands
         return await self.wrapped.on_tool_validate_error(
             ctx, call=call, tool_def=tool_def, args=args, error=error
@@ -187,7 +205,7 @@ class AgentSdkInstrumentation(WrapperCapability[Any], Instrumentation):
     async def wrap_output_process(
         self, ctx: RunContext[Any], *, output_context: Any, output: Any, handler: Any
     ) -> Any:
-        if not self._recording():
+        if not self._live:
             return await handler(output)
         return await self.wrapped.wrap_output_process(
             ctx, output_context=output_context, output=output, handler=handler
@@ -213,6 +231,20 @@ def child_capabilities() -> Sequence[AgentSdkInstrumentation]:
 
 
 _CHILD = AgentSdkInstrumentation(child=True)
+_NOTHING: CombinedCapability[Any] = CombinedCapability([])
+"""What ``for_run`` hands pydantic-ai for a run that records nothing: a plain group, merged
+into the run's capabilities, so no capability is left to dispatch to."""
+
+
+def _replaces_another(instrument: AgentSdkInstrumentation, ctx: RunContext[Any]) -> bool:
+    """Whether the agent of the run has an ``Instrumentation`` other than ``instrument``,
+    which ``instrument`` (given to the run) replaces while it takes part."""
+    agent = ctx.agent
+    if agent is None:
+        return False
+    found: list[AbstractCapability[Any]] = []
+    agent.root_capability.apply(found.append)
+    return any(isinstance(c, Instrumentation) and c is not instrument for c in found)
 
 
 __all__ = [

@@ -13,6 +13,8 @@ PLUGINS = {
     "autogen": "agent_sdk_autogen",
     "openai-agents": "agent_sdk_openai_agents",
     "fast-agent": "agent_sdk_fast_agent",
+    "agent-framework": "agent_sdk_agent_framework",
+    "pydantic-ai": "agent_sdk_pydantic_ai",
 }
 
 

@@ -50,8 +50,10 @@ class AgentFrameworkIntegration(Integration["FunctionTool", "Agent[Any]"]):
             f"{_AF}:MiddlewareFailure",
             f"{_AF}:MiddlewareTermination",
             f"{_AF}:UserInputRequiredException",
-            # The one private member read: a child's own invoke_agent span is replaced by ours.
+            # The one private member read: a child's own invoke_agent span is replaced by ours
+            # (while MAF's instrumentation is on: otherwise it opens none).
             f"{_AF}.observability:AgentTelemetryLayer._trace_agent_invocation",
+            f"{_AF}.observability:OBSERVABILITY_SETTINGS.ENABLED",
         ),
     )
     aliases = ("maf", "agent_framework")

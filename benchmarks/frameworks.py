@@ -514,9 +514,13 @@ class AgentFrameworkDriver(Driver):
 class PydanticAIDriver(Driver):
     """pydantic-ai: ``Agent.run`` on the plugin's scripted ``FunctionModel``. Its own
     instrumentation is off by default (as the other frameworks' tracing is here); ours is
-    the top agent with ``pydantic_ai_instrument()``. Every run lifts pydantic-ai's default
-    ``request_limit`` of 50: a delegate's requests count against the parent's (``usage=
-    ctx.usage`` natively, merged by ours), so 1,000 children would stop the run."""
+    the top agent with ``pydantic_ai_instrument()`` on runs while agent-sdk records spans
+    (the SDK modes), and the same agent without it otherwise: a user who does not trace
+    does not add it (as the openai-agents driver runs untraced then). The native
+    delegate's child is the agent ours wraps (``native_agent``: the same instructions and
+    description). Every run lifts pydantic-ai's default ``request_limit`` of 50: a
+    delegate's requests count against the parent's (``usage=ctx.usage`` natively, merged
+    by ours), so 1,000 children would stop the run."""
 
     name = harness_name = "pydantic-ai"
     distributions = ("pydantic-ai-slim",)
@@ -538,12 +542,9 @@ class PydanticAIDriver(Driver):
         return self.harness.export_agent_tool(agent, return_mode=return_mode)
 
     def native_agent_tool(self, agent: ScriptedAgent) -> NativeAgentTool:
-        from pydantic_ai import Agent, RunContext, Tool, UsageLimits
-        from pydantic_ai.models.function import FunctionModel
+        from pydantic_ai import RunContext, Tool, UsageLimits
 
-        from agent_sdk_pydantic_ai.testing import ScriptedFunction
-
-        child = Agent(FunctionModel(ScriptedFunction(agent.turns)), name=agent.name)
+        child = self.harness.native_agent(agent)
         unlimited = UsageLimits(request_limit=None)
 
         async def delegate(ctx: RunContext[Any], request: str) -> str:
@@ -561,18 +562,18 @@ class PydanticAIDriver(Driver):
         from pydantic_ai import Agent, UsageLimits
         from pydantic_ai.models.function import FunctionModel
 
+        from agent_sdk.integration import tracing_enabled
         from agent_sdk_pydantic_ai import pydantic_ai_instrument
         from agent_sdk_pydantic_ai.testing import ScriptedFunction
 
-        agent = Agent(
-            FunctionModel(ScriptedFunction(turns, name="orchestrator")),
-            name=f"orchestrator{next(_names)}",
-            tools=list(tools),
-            capabilities=[pydantic_ai_instrument()] if instrumented else [],
-        )
+        model = FunctionModel(ScriptedFunction(turns, name="orchestrator"))
+        name = f"orchestrator{next(_names)}"
+        plain = Agent(model, name=name, tools=list(tools))
+        traced = Agent(model, name=name, tools=list(tools), capabilities=[pydantic_ai_instrument()])
         unlimited = UsageLimits(request_limit=None)
 
         async def run() -> Any:
+            agent = traced if instrumented and tracing_enabled() else plain
             return (await agent.run("start", usage_limits=unlimited)).output
 
         return Runner(run)

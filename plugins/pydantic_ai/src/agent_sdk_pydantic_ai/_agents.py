@@ -93,9 +93,9 @@ def usage_of(usage: RunUsage, delegated: RunUsage | None = None) -> Usage:
     )
 
 
-# While a child runs: what its own sub-agents merged into its RunUsage, by the id of that
-# RunUsage (the object its tools see as ctx.usage).
-_delegated: dict[int, RunUsage] = {}
+# While a child runs: what its own sub-agents merged into its RunUsage (None until one has),
+# by the id of that RunUsage (the object its tools see as ctx.usage).
+_delegated: dict[int, RunUsage | None] = {}
 
 
 def _merge(parent: RunContext[Any] | None, usage: RunUsage) -> None:
@@ -105,8 +105,11 @@ def _merge(parent: RunContext[Any] | None, usage: RunUsage) -> None:
     if parent is None:
         return
     parent.usage.incr(usage)
-    outer = _delegated.get(id(parent.usage))
-    if outer is not None:
+    key = id(parent.usage)
+    if key in _delegated:
+        outer = _delegated[key]
+        if outer is None:
+            outer = _delegated[key] = RunUsage()
         outer.incr(usage)
 
 
@@ -180,18 +183,22 @@ def agent_spec(
             given: str | None = None
         else:
             given = prompt  # a fresh run: nothing of any other call
-        usage, delegated = RunUsage(), RunUsage()
-        _delegated[id(usage)] = delegated
-        token = pausable_agent.set(agent if pausable else None)
+        usage = RunUsage()
+        _delegated[id(usage)] = None
+        # Set only when it changes: a context variable set is a new context mapping and a
+        # token, alive for as long as the child runs (1,000 children at once, in a fan-out).
+        pausing = agent if pausable else None
+        token = pausable_agent.set(pausing) if pausable_agent.get() is not pausing else None
         try:
             result = await agent.run(given, usage=usage, **options)
         except BaseException:
             # Charged to the run even though the child failed.
-            note_usage(usage_of(usage, delegated))
+            note_usage(usage_of(usage, _delegated[id(usage)]))
             raise
         finally:
-            pausable_agent.reset(token)
-            del _delegated[id(usage)]
+            if token is not None:
+                pausable_agent.reset(token)
+            delegated = _delegated.pop(id(usage))
             _merge(parent, usage)
         output = result.output
         response = AgentResponse(

@@ -1,9 +1,18 @@
+import asyncio
 import json
 
 import pytest
 from pydantic import BaseModel
 
-from agent_sdk import CallContext, ConfigurationError, ErrorKind, Registry, ToolError, ToolSpec
+from agent_sdk import (
+    CallContext,
+    ConfigurationError,
+    ErrorKind,
+    Executor,
+    Registry,
+    ToolError,
+    ToolSpec,
+)
 
 
 def test_registry_infers_model_and_description_from_the_function():
@@ -142,3 +151,34 @@ def test_empty_arguments_mean_an_empty_object():
 
     spec = ToolSpec(name="t", description="t", handler=lambda a: a, input_model=Args)
     assert spec.validate("").a == 7 and spec.validate(None).a == 7
+
+
+@pytest.mark.parametrize(
+    ("prop", "good", "bad"),
+    [
+        ({"type": "integer", "minimum": 1, "maximum": 10}, 10, 11),
+        ({"type": "integer", "minimum": 1}, 1, 0),
+        ({"type": "number", "exclusiveMinimum": 0}, 0.5, 0),
+        ({"type": "number", "exclusiveMaximum": 1}, 0.5, 1),
+        ({"type": "integer", "multipleOf": 5}, 15, 7),
+        ({"type": "string", "minLength": 2, "maxLength": 3}, "abc", "abcd"),
+        ({"type": "string", "pattern": "^[A-Z]{2}$"}, "GB", "gb"),
+        ({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2}, ["a"], []),
+    ],
+)
+def test_a_json_schemas_bounds_are_enforced(prop, good, bad):
+    """The model is shown the bounds of a JSON-schema spec: the handler never sees a value
+    outside them."""
+    seen = []
+    spec = ToolSpec(
+        name="bounded",
+        description="x",
+        handler=lambda **kw: seen.append(kw["v"]) or "ok",
+        input_schema={"type": "object", "properties": {"v": prop}, "required": ["v"]},
+    )
+    executor = Executor()
+    assert asyncio.run(executor.run_spec(spec, {"v": good})).text == "ok"
+    outcome = asyncio.run(executor.run_spec(spec, {"v": bad}))
+    assert json.loads(outcome.text)["error"]["kind"] == "tool-args-invalid"
+    assert seen == [good]
+    assert spec.json_schema()["properties"]["v"] == prop

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, Union, cast
+from typing import Annotated, Any, Literal, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -23,8 +23,10 @@ def model_from_json_schema(name: str, schema: Mapping[str, Any]) -> type[BaseMod
     """Build a validating pydantic model from a neutral JSON schema of an object.
 
     Covers what tool schemas use: object/string/integer/number/boolean/array/null, enum,
-    const, nested objects, required, default, description, anyOf/oneOf, and
-    additionalProperties (unknown fields are refused unless it is true).
+    const, nested objects, required, default, description, anyOf/oneOf, the bounds the model
+    is shown (minimum/maximum and their exclusive forms, multipleOf, minLength/maxLength,
+    pattern, minItems/maxItems), and additionalProperties (unknown fields are refused unless
+    it is true).
     """
     if schema.get("type", "object") != "object":
         raise ConfigurationError(f"tool {name!r}: input_schema must describe an object")
@@ -79,7 +81,24 @@ def _annotation(name: str, sub: Any, root: Mapping[str, Any]) -> Any:
             return _object_model(name, sub, root)
         return dict[str, Any]
     if typ == "array":
-        return list[_annotation(name + "_item", sub.get("items", {}), root)]  # type: ignore[misc]
-    if typ == "integer":
-        return int
-    return _SIMPLE.get(str(typ), Any)
+        base: Any = list[_annotation(name + "_item", sub.get("items", {}), root)]  # type: ignore[misc]
+    else:
+        base = _SIMPLE.get(str(typ), Any)
+    bounds = {field: sub[key] for key, field in _BOUNDS.items() if key in sub}
+    # The model is shown these bounds; a handler must never see a value outside them.
+    return Annotated[base, Field(**bounds)] if bounds else base
+
+
+# JSON schema keyword -> pydantic Field constraint.
+_BOUNDS = {
+    "minimum": "ge",
+    "maximum": "le",
+    "exclusiveMinimum": "gt",
+    "exclusiveMaximum": "lt",
+    "multipleOf": "multiple_of",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "pattern": "pattern",
+    "minItems": "min_length",
+    "maxItems": "max_length",
+}

@@ -8,10 +8,12 @@ results and usage cross real HTTP.
 
 from __future__ import annotations
 
+import functools
 import os
+import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from agent_sdk.errors import ConfigurationError
 from agent_sdk.scripted.turns import Turn
@@ -153,11 +155,33 @@ class Endpoint:
             )
         return None
 
+    def openai_client(self) -> Any:
+        """An ``openai.AsyncOpenAI`` for this endpoint (needs the ``openai`` package, which
+        the frameworks that talk to OpenAI bring). For a scripted server of this process:
+        plain HTTP whose answers are final (no retries with backoff) and no CA bundle loaded
+        per client (~50 ms each)."""
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+
+        if self.server is None:
+            return AsyncOpenAI(base_url=self.base_url, api_key=self.api_key)
+        return AsyncOpenAI(
+            base_url=self.base_url,
+            api_key=self.api_key,
+            max_retries=0,
+            http_client=DefaultAsyncHttpxClient(verify=_unused_tls()),
+        )
+
     def __repr__(self) -> str:  # never print the key
         return (
             f"Endpoint(base_url={self.base_url!r}, model={self.model!r}, api={self.api!r}, "
             f"stream={self.stream})"
         )
+
+
+@functools.cache
+def _unused_tls() -> ssl.SSLContext:
+    """A TLS context without CA certificates, for plain-HTTP clients that never use it."""
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

@@ -19,10 +19,8 @@ apr_…`` where the port is still pending. ``pause``/``resume`` stop and resume 
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import json
-import ssl
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -194,27 +192,6 @@ def _edited(node: Any, edit: Mapping[str, Mapping[str, Any]]) -> Any:
     return out
 
 
-@functools.cache
-def _unused_tls() -> ssl.SSLContext:
-    """A TLS context without CA certificates, for plain-HTTP clients that never use it."""
-    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-
-
-def _openai(endpoint: Endpoint) -> AsyncOpenAI:
-    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
-
-    if endpoint.server is None:
-        return AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key)
-    # The scripted server of this process: plain HTTP whose answers are final (no retries),
-    # and no CA bundle loaded per client.
-    return AsyncOpenAI(
-        base_url=endpoint.base_url,
-        api_key=endpoint.api_key,
-        max_retries=0,
-        http_client=DefaultAsyncHttpxClient(verify=_unused_tls()),
-    )
-
-
 class AgentFrameworkHarness(Harness):
     """Drives ``Agent.run`` for the contract kit: a ``ScriptedChatClient`` in process, or
     over HTTP MAF's own OpenAI clients (``apis``: Chat Completions and Responses)."""
@@ -247,7 +224,7 @@ class AgentFrameworkHarness(Harness):
             raise IntegrationError(f"{self.integration}: the harness has no endpoint")
         from agent_framework.openai import OpenAIChatClient, OpenAIChatCompletionClient
 
-        openai = client if client is not None else _openai(endpoint)
+        openai = client if client is not None else endpoint.openai_client()
         if endpoint.api == "responses":
             return OpenAIChatClient(model=endpoint.model, async_client=openai)
         return OpenAIChatCompletionClient(model=endpoint.model, async_client=openai)
@@ -293,7 +270,7 @@ class AgentFrameworkHarness(Harness):
             return
         loop = asyncio.get_running_loop()
         found = self._clients.get(loop)
-        openai = found[0] if found else _openai(self.endpoint)
+        openai = found[0] if found else self.endpoint.openai_client()
         self._clients[loop] = (openai, (found[1] if found else 0) + 1)
         for agent in self._http_agents:
             agent.client = self.endpoint_model(openai)

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import itertools
 import json
 import re
-import ssl
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -229,29 +227,6 @@ def _edit_state(blob: str, edit: Mapping[str, Mapping[str, Any]]) -> str:
     return json.dumps(data)
 
 
-@functools.cache
-def _unused_tls() -> ssl.SSLContext:
-    """A TLS context without CA certificates, for plain-HTTP clients that never use it."""
-    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-
-
-def _endpoint_client(endpoint: Endpoint) -> AsyncOpenAI:
-    """An ``AsyncOpenAI`` pointed at ``endpoint``."""
-    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
-
-    if endpoint.server is None:
-        return AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key)
-    # The scripted server of this process: plain HTTP on 127.0.0.1 whose answers are final
-    # (no retries with backoff), and no TLS, so not the CA bundle httpx would load for every
-    # client (~50 ms each).
-    return AsyncOpenAI(
-        base_url=endpoint.base_url,
-        api_key=endpoint.api_key,
-        max_retries=0,
-        http_client=DefaultAsyncHttpxClient(verify=_unused_tls()),
-    )
-
-
 _bridge_lock = threading.Lock()
 _bridge: OpenTelemetryBridge | None = None
 _bridge_users = 0
@@ -333,7 +308,7 @@ class OpenAIAgentsHarness(Harness):
         if endpoint is None:
             raise IntegrationError(f"{self.integration}: the harness has no endpoint")
         if client is None:
-            client = _endpoint_client(endpoint)
+            client = endpoint.openai_client()
         if endpoint.api == "responses":
             return OpenAIResponsesModel(model=endpoint.model, openai_client=client)
         return OpenAIChatCompletionsModel(model=endpoint.model, openai_client=client)
@@ -355,7 +330,7 @@ class OpenAIAgentsHarness(Harness):
         connection = self._connections.get(loop)
         if connection is None:
             assert self.endpoint is not None
-            client = _endpoint_client(self.endpoint)
+            client = self.endpoint.openai_client()
             connection = self._connections[loop] = _Connection(client, self.endpoint_model(client))
         connection.users += 1
         for agent in self._http_agents:

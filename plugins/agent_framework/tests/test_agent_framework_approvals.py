@@ -189,13 +189,13 @@ def test_maf_approval_of_its_own_tool_only_resumes_it_and_the_gate_decides(
         asked.append((request.tool, request.arguments, request.call_id))
         return decision
 
-    call = ToolCall("rm", {"path": "/tmp/x"})
+    call = ToolCall("rm", {"path": "scratch/x"})
     first, second = _native_run([rm], call, INTEGRATION.bind_approval(CallbackApproval(decide)))
     assert [r.function_call.name for r in first.user_input_requests] == ["rm"]
-    assert asked == [("rm", {"path": "/tmp/x"}, call.id)], "asked once, after MAF's approval"
+    assert asked == [("rm", {"path": "scratch/x"}, call.id)], "asked once, after MAF's approval"
     [seen] = seen_results([second])[0]
     if decision.approved:
-        assert removed == ["/tmp/x"] and seen.text == "removed /tmp/x"
+        assert removed == ["scratch/x"] and seen.text == "removed scratch/x"
     else:
         assert removed == [] and json.loads(seen.text)["error"]["kind"] == "approval-denied"
         assert "not today" in seen.text

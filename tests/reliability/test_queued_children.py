@@ -53,6 +53,7 @@ ONE_AT_A_TIME = HierarchyLimits(max_model_calls=5, max_parallel=1)
 
 @pytest.mark.parametrize("how", ["timed-out", "cancelled"])
 def test_children_that_waited_for_their_slot_pay_nothing(how):
+    # asyncio.wait_for raises asyncio.TimeoutError, which is TimeoutError only from 3.11.
     async def main() -> tuple[Children, RunState, str]:
         children = Children()
         async with run_scope(limits=ONE_AT_A_TIME) as state:
@@ -63,7 +64,7 @@ def test_children_that_waited_for_their_slot_pay_nothing(how):
                 outcomes = await asyncio.gather(
                     *(asyncio.wait_for(q, 0.01) for q in queued), return_exceptions=True
                 )
-                assert all(isinstance(o, TimeoutError) for o in outcomes), outcomes
+                assert all(isinstance(o, asyncio.TimeoutError) for o in outcomes), outcomes
             else:
                 tasks = [asyncio.ensure_future(q) for q in queued]
                 # Let them run up to their wait for the slot (no event marks that point;
@@ -77,7 +78,7 @@ def test_children_that_waited_for_their_slot_pay_nothing(how):
             assert children.started == ["first"]
             assert state.spent == 0 and state.reserved == 1, "only the running child holds one"
             # The one that ran is timed out in turn: it pays what it was seen using.
-            with pytest.raises(TimeoutError):
+            with pytest.raises(asyncio.TimeoutError):
                 await asyncio.wait_for(running, 0.01)
             assert state.spent == 2 and state.reserved == 0
             # The budget left is what was not used: the next child runs.

@@ -16,13 +16,20 @@ from agent_sdk.approval.tokens import AUTHORITY, ApprovalToken, TokenAuthority
 from agent_sdk.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from agent_sdk.approval.store import DeferredApproval, PendingApproval, SQLiteApprovalStore
+    from agent_sdk.approval.postgres import PostgresApprovalStore
+    from agent_sdk.approval.store import (
+        ApprovalStore,
+        DeferredApproval,
+        PendingApproval,
+        SQLiteApprovalStore,
+    )
 
 __all__ = [
     "AUTHORITY",
     "ApprovalGate",
     "ApprovalPort",
     "ApprovalRequest",
+    "ApprovalStore",
     "ApprovalToken",
     "AutoApprove",
     "CallbackApproval",
@@ -31,16 +38,21 @@ __all__ = [
     "DeferredApproval",
     "DenyAll",
     "PendingApproval",
+    "PostgresApprovalStore",
     "Reviewer",
     "SQLiteApprovalStore",
     "TokenAuthority",
 ]
 
-# The durable store (sqlite3, a thread pool) is imported on first use.
+# The durable stores (sqlite3, psycopg, a thread pool) are imported on first use.
 __getattr__ = lazy_exports(
     __name__,
-    dict.fromkeys(
-        ("DeferredApproval", "PendingApproval", "SQLiteApprovalStore"), "agent_sdk.approval.store"
-    ),
+    {
+        **dict.fromkeys(
+            ("ApprovalStore", "DeferredApproval", "PendingApproval", "SQLiteApprovalStore"),
+            "agent_sdk.approval.store",
+        ),
+        "PostgresApprovalStore": "agent_sdk.approval.postgres",
+    },
     submodules=True,
 )

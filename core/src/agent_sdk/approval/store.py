@@ -1,4 +1,5 @@
-"""Durable deferred approvals: pending entries in SQLite, resolved later, maybe elsewhere."""
+"""Durable deferred approvals: pending entries in a store (SQLite embedded, PostgreSQL across
+hosts), resolved later, maybe elsewhere."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from agent_sdk.approval.ports import Decision
 from agent_sdk.context import new_id
@@ -55,6 +56,40 @@ CREATE TABLE IF NOT EXISTS approvals (
     resolved REAL
 )
 """
+
+
+class ApprovalStore(Protocol):
+    """What DeferredApproval and the ``agent-sdk approvals`` command need of a store."""
+
+    async def call(self, fn: Callable[..., _T], *args: Any) -> _T: ...
+
+    def get_or_create(self, key: str, record: PendingApproval) -> PendingApproval: ...
+
+    def claim(self, key: str, record: PendingApproval) -> tuple[PendingApproval, bool]: ...
+
+    def get(self, approval_id: str) -> PendingApproval | None: ...
+
+    def consume(self, approval_id: str) -> bool: ...
+
+    def resolve(
+        self, approval_id: str, *, approved: bool, reviewer: str | None, reason: str | None
+    ) -> PendingApproval: ...
+
+    def list(self, status: str | None = "pending") -> list[PendingApproval]: ...
+
+    def purge(self, *, older_than: float) -> int: ...
+
+    def close(self) -> None: ...
+
+
+def open_store(target: str | os.PathLike[str]) -> ApprovalStore:
+    """The store a path or DSN names: ``postgresql://…`` (or ``postgres://…``) is a
+    PostgresApprovalStore, anything else a SQLite file."""
+    from agent_sdk.approval.postgres import PostgresApprovalStore, is_dsn
+
+    if is_dsn(target):
+        return PostgresApprovalStore(str(target))
+    return SQLiteApprovalStore(Path(target))
 
 
 class SQLiteApprovalStore:
@@ -268,16 +303,17 @@ class DeferredApproval:
     """Answers 'pending' with an ``apr_…`` id; a person resolves it later, maybe elsewhere.
 
     When the same call (same run, call id, tool and arguments) is retried after approval it
-    is approved exactly once. ``store`` is a SQLiteApprovalStore or a path for one (default:
-    in memory, which does not survive the process).
+    is approved exactly once. ``store`` is a store (SQLiteApprovalStore,
+    PostgresApprovalStore), a path for a SQLite file or a ``postgresql://…`` DSN (default:
+    SQLite in memory, which does not survive the process).
     """
 
-    def __init__(self, store: SQLiteApprovalStore | str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, store: ApprovalStore | str | os.PathLike[str] | None = None) -> None:
         if store is None:
             store = SQLiteApprovalStore()
-        elif not isinstance(store, SQLiteApprovalStore):
-            store = SQLiteApprovalStore(Path(store))
-        self.store = store
+        elif isinstance(store, (str, os.PathLike)):
+            store = open_store(store)
+        self.store: ApprovalStore = store
 
     @staticmethod
     def call_key(tool: str, arguments: dict[str, Any], *, run_id: str, call_id: str | None) -> str:

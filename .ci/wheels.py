@@ -120,7 +120,7 @@ def venv(path: Path, python: str = sys.executable) -> Path:
 def pip_install(bin_dir: Path, *args: str) -> float:
     started = time.monotonic()
     must(
-        [str(bin_dir / "python"), "-m", "pip", "install", "-q", *args],
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-compile", *args],
         f"pip install {' '.join(args)}",
     )
     return time.monotonic() - started

@@ -8,8 +8,10 @@ agents as tools and runs an orchestrator whose model plays ``Turn``s.
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -114,6 +116,30 @@ class Harness(ABC):
                 f"HTTP (supported: {supported})"
             )
         self.endpoint = endpoint
+        self._openai_clients: dict[asyncio.AbstractEventLoop, tuple[Any, int]] = {}
+
+    @asynccontextmanager
+    async def openai_connection(self) -> AsyncIterator[Any]:
+        """Over an endpoint: the ``AsyncOpenAI`` of the running event loop, shared by every
+        run of that loop and closed when its last run ends (an httpx connection cannot
+        outlive its loop, and the kit pauses and resumes runs in different loops). Yields
+        None without an endpoint. A harness points its agents at the client it yields."""
+        if self.endpoint is None:
+            yield None
+            return
+        loop = asyncio.get_running_loop()
+        found = self._openai_clients.get(loop)
+        client = found[0] if found else self.endpoint.openai_client()
+        self._openai_clients[loop] = (client, (found[1] if found else 0) + 1)
+        try:
+            yield client
+        finally:
+            _, users = self._openai_clients[loop]
+            if users == 1:
+                del self._openai_clients[loop]
+                await client.close()
+            else:
+                self._openai_clients[loop] = (client, users - 1)
 
     def system_prompt(self, name: str, instructions: str = "", turns: Sequence[Turn] = ()) -> str:
         """The system prompt of an agent built over the endpoint: its instructions (or a

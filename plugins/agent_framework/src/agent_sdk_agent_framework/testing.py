@@ -209,7 +209,6 @@ class AgentFrameworkHarness(Harness):
     def __init__(self, endpoint: Endpoint | None = None) -> None:
         super().__init__(endpoint)
         self._http_agents: list[Agent[Any]] = []
-        self._clients: dict[asyncio.AbstractEventLoop, tuple[Any, int]] = {}
         self.stream_updates = 0
         """Updates handed to ``on_stream`` by child runs (over a streaming endpoint)."""
 
@@ -262,27 +261,12 @@ class AgentFrameworkHarness(Harness):
 
     @asynccontextmanager
     async def _connected(self) -> AsyncIterator[None]:
-        """Over an endpoint: one ``AsyncOpenAI`` per event loop for every agent the harness
-        built (an httpx connection cannot outlive its loop, and the kit pauses and resumes
-        runs in different loops), closed when the loop's last run ends."""
-        if self.endpoint is None:
+        """Every agent the harness built on the event loop's shared client (the base's
+        ``openai_connection``) while a run lasts."""
+        async with self.openai_connection() as openai:
+            for agent in self._http_agents if openai is not None else ():
+                agent.client = self.endpoint_model(openai)
             yield
-            return
-        loop = asyncio.get_running_loop()
-        found = self._clients.get(loop)
-        openai = found[0] if found else self.endpoint.openai_client()
-        self._clients[loop] = (openai, (found[1] if found else 0) + 1)
-        for agent in self._http_agents:
-            agent.client = self.endpoint_model(openai)
-        try:
-            yield
-        finally:
-            client, users = self._clients[loop]
-            if users == 1:
-                del self._clients[loop]
-                await client.close()
-            else:
-                self._clients[loop] = (client, users - 1)
 
     def _count(self, update: Any) -> None:
         self.stream_updates += 1

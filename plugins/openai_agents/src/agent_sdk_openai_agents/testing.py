@@ -254,15 +254,6 @@ def _bridged(on: bool) -> Iterator[None]:
                 _bridge = None
 
 
-@dataclass
-class _Connection:
-    """The client and model the harness's agents use while runs of one event loop last."""
-
-    client: AsyncOpenAI
-    model: Model
-    users: int = 0
-
-
 class OpenAIAgentsHarness(Harness):
     """Drives ``Runner.run`` with a scripted model for the contract kit, or with an endpoint
     the SDK's own OpenAI models over HTTP (``apis``: Chat Completions and Responses).
@@ -297,7 +288,6 @@ class OpenAIAgentsHarness(Harness):
         self.stream_events = 0
         """Events handed to ``on_stream`` by streamed child runs (over a streaming endpoint)."""
         self._http_agents: list[Agent[Any]] = []
-        self._connections: dict[asyncio.AbstractEventLoop, _Connection] = {}
 
     # -- the model: scripted in-process, or the SDK's OpenAI models over HTTP ------------
     def endpoint_model(self, client: AsyncOpenAI | None = None) -> Model:
@@ -320,28 +310,14 @@ class OpenAIAgentsHarness(Harness):
 
     @asynccontextmanager
     async def _connected(self) -> AsyncIterator[None]:
-        """Over an endpoint: one ``AsyncOpenAI`` per event loop for every agent the harness
-        built (an httpx connection cannot outlive its loop, and the kit pauses and resumes
-        runs in different loops), closed when the loop's last run ends."""
-        if self.endpoint is None:
+        """Every agent the harness built on the event loop's shared client (the base's
+        ``openai_connection``) while a run lasts."""
+        async with self.openai_connection() as client:
+            if client is not None:
+                model = self.endpoint_model(client)
+                for agent in self._http_agents:
+                    agent.model = model
             yield
-            return
-        loop = asyncio.get_running_loop()
-        connection = self._connections.get(loop)
-        if connection is None:
-            assert self.endpoint is not None
-            client = self.endpoint.openai_client()
-            connection = self._connections[loop] = _Connection(client, self.endpoint_model(client))
-        connection.users += 1
-        for agent in self._http_agents:
-            agent.model = connection.model
-        try:
-            yield
-        finally:
-            connection.users -= 1
-            if connection.users == 0:
-                del self._connections[loop]
-                await connection.client.close()
 
     async def _run(self, agent: Agent[Any], input: Any, config: RunConfig, max_turns: int) -> Any:
         if self.endpoint is not None and self.endpoint.stream:

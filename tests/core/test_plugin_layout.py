@@ -62,7 +62,12 @@ def test_the_public_functions_are_the_integrations_own_methods(plugin: str) -> N
         if isinstance(target, ast.Name)
     }
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
-    for name, method in [("tool", "tool"), ("tools", "tools"), ("agent_tool", "agent_tool")]:
+    for name, method in [
+        ("tool", "tool"),
+        ("tools", "tools"),
+        ("agent_tool", "agent_tool"),
+        ("agent_tool_spec", "agent_tool_spec"),
+    ]:
         public = f"{prefix}_{name}"
         assert public not in defined, f"{public} is written out again in {plugin}"
         assert bound.get(public) == f"INTEGRATION.{method}", f"{public} in {plugin}"

@@ -132,9 +132,10 @@ class Integration(Generic[ToolT, AgentT]):
     are typed with them. Subclasses set the class attributes and override the methods their
     framework supports: ``export_tool`` (required), ``agent_spec`` and ``agent_name``
     (agents as tools), ``bind_context``, ``native_approval``. The public methods (``tool``,
-    ``tools``, ``agent_tool``, ``bind_approval``) are the same for every framework, written
-    once here: a plugin's ``<fw>_tool``, ``<fw>_tools`` and ``<fw>_agent_tool`` ARE them
-    (``myfw_tool = INTEGRATION.tool``), and the contract kit's C0 checks their shape.
+    ``tools``, ``agent_tool``, ``agent_tool_spec``, ``bind_approval``) are the same for every
+    framework, written once here: a plugin's ``<fw>_tool``, ``<fw>_tools``, ``<fw>_agent_tool``
+    and ``<fw>_agent_tool_spec`` ARE them (``myfw_tool = INTEGRATION.tool``), and the
+    contract kit's C0 checks their shape.
     """
 
     name: ClassVar[str] = ""
@@ -308,7 +309,36 @@ class Integration(Generic[ToolT, AgentT]):
         time). ``return_mode`` is "last", "all", "json" or a function of the
         ``AgentResponse``; ``timeout`` bounds one call (seconds); ``input_schema`` replaces
         the single ``request`` argument. ``options`` are the framework's own
-        (``agent_tool_options``; see the integration's docstring)."""
+        (``agent_tool_options``; see the integration's docstring). The tool wraps
+        ``agent_tool_spec(agent, ...)``."""
+        spec = self.agent_tool_spec(
+            agent,
+            name=name,
+            description=description,
+            return_mode=return_mode,
+            history=history,
+            timeout=timeout,
+            input_schema=input_schema,
+            **options,
+        )
+        return self.tool(spec, executor=executor, approval=approval)
+
+    def agent_tool_spec(
+        self,
+        agent: AgentT,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        return_mode: ReturnMode = "last",
+        history: str = "fresh",
+        timeout: float | None = None,
+        input_schema: type[BaseModel] | Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> ToolSpec:
+        """The ToolSpec ``agent_tool`` wraps as a native tool: each call runs ``agent`` as a
+        sub-agent under the run's guards, with ``agent_tool``'s keywords and meaning. Serve
+        it (``agent_sdk.mcp.mcp_server``), put it in a ``Registry``, or run it with
+        ``Executor.run_spec``."""
         self.check_framework()
         self._refuse_other_options(self.agent_tool_options, "agent_tool", options)
         mode = check_history(history, supported=self.history_modes, integration=self.name)
@@ -331,8 +361,7 @@ class Integration(Generic[ToolT, AgentT]):
             timeout=timeout,
             input_schema=input_schema,
         )
-        spec = self.agent_spec(agent, settings, **options)
-        return self.tool(spec, executor=executor, approval=approval)
+        return self.agent_spec(agent, settings, **options)
 
     def bind_approval(self, port: ApprovalPort, *, executor: Executor | None = None) -> Any:
         """The framework-native approval object deciding by ``port`` (for tools agent-sdk

@@ -21,9 +21,17 @@ if TYPE_CHECKING:
 minifw_tool = INTEGRATION.tool
 minifw_tools = INTEGRATION.tools
 minifw_agent_tool = INTEGRATION.agent_tool
+minifw_agent_tool_spec = INTEGRATION.agent_tool_spec
 
 
-__all__ = ["INTEGRATION", "minifw_agent_tool", "minifw_instrument", "minifw_tool", "minifw_tools"]
+__all__ = [
+    "INTEGRATION",
+    "minifw_agent_tool",
+    "minifw_agent_tool_spec",
+    "minifw_instrument",
+    "minifw_tool",
+    "minifw_tools",
+]
 
 # minifw_instrument loads minifw on first use. The 0.1 names (export_tool,
 # export_agent_tool, minifw_observer) still work for one release and warn once: they are

@@ -26,6 +26,7 @@ __version__ = "0.2.0"
 ag2_tool = INTEGRATION.tool
 ag2_tools = INTEGRATION.tools
 ag2_agent_tool = INTEGRATION.agent_tool
+ag2_agent_tool_spec = INTEGRATION.agent_tool_spec
 
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "SpanMiddleware",
     "__version__",
     "ag2_agent_tool",
+    "ag2_agent_tool_spec",
     "ag2_instrument",
     "ag2_tool",
     "ag2_tools",

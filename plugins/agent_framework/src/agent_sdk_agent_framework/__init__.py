@@ -31,6 +31,7 @@ __version__ = "0.2.0"
 agent_framework_tool = INTEGRATION.tool
 agent_framework_tools = INTEGRATION.tools
 agent_framework_agent_tool = INTEGRATION.agent_tool
+agent_framework_agent_tool_spec = INTEGRATION.agent_tool_spec
 
 
 def agent_framework_instrument(agent: Any) -> Any:
@@ -52,6 +53,7 @@ __all__ = [
     "ApprovalMiddleware",
     "ExecutorTool",
     "agent_framework_agent_tool",
+    "agent_framework_agent_tool_spec",
     "agent_framework_instrument",
     "agent_framework_tool",
     "agent_framework_tools",

@@ -30,6 +30,7 @@ __version__ = "0.2.0"
 autogen_tool = INTEGRATION.tool
 autogen_tools = INTEGRATION.tools
 autogen_agent_tool = INTEGRATION.agent_tool
+autogen_agent_tool_spec = INTEGRATION.agent_tool_spec
 autogen_team_tool = INTEGRATION.agent_tool
 
 
@@ -38,6 +39,7 @@ __all__ = [
     "AutogenTool",
     "AutogenToolError",
     "autogen_agent_tool",
+    "autogen_agent_tool_spec",
     "autogen_instrument",
     "autogen_run",
     "autogen_team_tool",

@@ -30,6 +30,7 @@ __version__ = "0.2.0"
 fast_agent_tool = INTEGRATION.tool
 fast_agent_tools = INTEGRATION.tools
 fast_agent_agent_tool = INTEGRATION.agent_tool
+fast_agent_agent_tool_spec = INTEGRATION.agent_tool_spec
 
 
 def _tool_exception(tool_use_id: str) -> BaseException | None:
@@ -46,6 +47,7 @@ __all__ = [
     "conversation",
     "current_conversation",
     "fast_agent_agent_tool",
+    "fast_agent_agent_tool_spec",
     "fast_agent_instrument",
     "fast_agent_tool",
     "fast_agent_tools",

@@ -34,6 +34,7 @@ __version__ = "0.2.0"
 openai_agents_tool = INTEGRATION.tool
 openai_agents_tools = INTEGRATION.tools
 openai_agents_agent_tool = INTEGRATION.agent_tool
+openai_agents_agent_tool_spec = INTEGRATION.agent_tool_spec
 
 
 def openai_agents_instrument(
@@ -59,6 +60,7 @@ __all__ = [
     "NativeApproval",
     "OpenTelemetryBridge",
     "openai_agents_agent_tool",
+    "openai_agents_agent_tool_spec",
     "openai_agents_instrument",
     "openai_agents_tool",
     "openai_agents_tools",

@@ -81,6 +81,46 @@ def test_the_child_runs_fresh_on_its_own_conversation_with_usage_reported() -> N
     assert per_path["input_chars"] >= len("only this") + len("Repeat.")
 
 
+def test_a_parent_is_charged_only_the_characters_it_sends_not_its_childrens() -> None:
+    # A child inherits its parent's run config; its model calls were counted by the
+    # parent's input filter too (an orchestrator of three reviewers was charged 2.5x).
+    helper = Agent(
+        name="helper", instructions="h" * 5000, model=ScriptedModel([Turn.say("helped")])
+    )
+    call = ToolCall("helper", {"request": "help"})
+    lead = Agent(
+        name="lead",
+        instructions="Lead.",
+        model=ScriptedModel([Turn.call(call), Turn.say("led")]),
+        tools=[openai_agents_agent_tool(helper, return_mode="last")],
+    )
+    seen_by_user: list[str] = []
+
+    def user_filter(data: Any) -> Any:  # the user's own filter still sees every call
+        seen_by_user.append(data.agent.name)
+        return data.model_data
+
+    report: list[Any] = []
+
+    async def main() -> None:
+        async with run_scope("run-chars") as state:
+            top = ToolCall("lead", {"request": "go on"})
+            boss = Agent(
+                name="boss",
+                model=ScriptedModel([Turn.call(top), Turn.say("done")]),
+                tools=[openai_agents_agent_tool(lead, return_mode="last")],
+            )
+            config = RunConfig(tracing_disabled=True, call_model_input_filter=user_filter)
+            await Runner.run(boss, "go", run_config=config)
+            report.append(state.report.as_dict()["per_path"])
+
+    asyncio.run(main())
+    per_path = report[0]
+    assert per_path["lead/helper"]["input_chars"] >= 5000
+    assert per_path["lead"]["input_chars"] < 5000
+    assert sorted(seen_by_user) == ["boss", "boss", "helper", "lead", "lead"]
+
+
 def test_child_tools_share_the_parent_run_id_and_nest_their_path() -> None:
     contexts: list[CallContext] = []
 

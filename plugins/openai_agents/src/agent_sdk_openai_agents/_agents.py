@@ -91,21 +91,34 @@ def _undecided(state: RunState[Any, Any], interruptions: list[Any]) -> bool:
     return True
 
 
+class _CountInput:
+    """A model-input filter that counts the characters sent to the model, then hands the
+    data on (after the filter it was stacked on, if any)."""
+
+    def __init__(self, previous: Any, counter: list[int]) -> None:
+        self.previous = previous
+        self.counter = counter
+
+    async def __call__(self, data: CallModelData[Any]) -> ModelInputData:
+        result = data.model_data
+        if self.previous is not None:
+            maybe = self.previous(data)
+            result = await maybe if inspect.isawaitable(maybe) else maybe
+        self.counter[0] += len(result.instructions or "")
+        self.counter[0] += len(json.dumps(result.input, ensure_ascii=False, default=str))
+        return result
+
+
 def _counting_config(base: RunConfig | None, counter: list[int]) -> RunConfig:
     """``base`` with a model-input filter that counts the characters sent to the model."""
     config = base or RunConfig()
     previous = config.call_model_input_filter
-
-    async def count(data: CallModelData[Any]) -> ModelInputData:
-        result = data.model_data
-        if previous is not None:
-            maybe = previous(data)
-            result = await maybe if inspect.isawaitable(maybe) else maybe
-        counter[0] += len(result.instructions or "")
-        counter[0] += len(json.dumps(result.input, ensure_ascii=False, default=str))
-        return result
-
-    return dataclasses.replace(config, call_model_input_filter=count)
+    if isinstance(previous, _CountInput):
+        # A child inherits its parent's run config, counter and all: stacked, the parent's
+        # counter also counted every model call of its children (the orchestrator of three
+        # reviewers was charged 2.5x what it sent).
+        previous = previous.previous
+    return dataclasses.replace(config, call_model_input_filter=_CountInput(previous, counter))
 
 
 def _response(result: Any, prompt: str | None, usage: Usage) -> AgentResponse:

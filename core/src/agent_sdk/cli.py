@@ -191,6 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="use the framework's in-process scripted model instead of HTTP",
     )
+    demo.add_argument(
+        "--distributed",
+        action="store_true",
+        help="serve the reviewers as a separate MCP service (its own process and service "
+        "name, started and stopped by the demo) and call them over loopback HTTP",
+    )
     demo.set_defaults(func=cmd_demo)
     serve = sub.add_parser(
         "serve-scripted",

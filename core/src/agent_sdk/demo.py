@@ -37,6 +37,7 @@ from agent_sdk.spec import ToolSpec
 from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file
 
 if TYPE_CHECKING:
+    from agent_sdk.demo_distributed import Distributed
     from agent_sdk.scripted.server import ScriptedServer
 
 DEFAULT_ORDER = ("ag2", "openai-agents", "autogen", "fast-agent")
@@ -189,11 +190,21 @@ def script() -> dict[str, list[Turn]]:
     return turns
 
 
-def build_reviewers(harness: Harness) -> dict[str, Any]:
-    """The three reviewer tools; legal consults tax, which tries legal again (recursion)."""
+def build_reviewers(
+    harness: Harness, *, export: Callable[[ScriptedAgent], Any] | None = None
+) -> dict[str, Any]:
+    """The three reviewer tools; legal consults tax, which tries legal again (recursion).
+    ``export`` makes the three top-level ones (default: the harness's native agent tool; the
+    distributed demo serves ToolSpecs)."""
     turns = script()
 
-    def reviewer(name: str, prompt: str, description: str, tools: list[Any] = ()) -> Any:  # type: ignore[assignment]
+    def reviewer(
+        name: str,
+        prompt: str,
+        description: str,
+        tools: list[Any] = (),  # type: ignore[assignment]
+        top: bool = False,
+    ) -> Any:
         agent = ScriptedAgent(
             name,
             turns[PROMPTS[prompt]],
@@ -201,6 +212,8 @@ def build_reviewers(harness: Harness) -> dict[str, Any]:
             tools=tools,
             instructions=PROMPTS[prompt],
         )
+        if top and export is not None:
+            return export(agent)
         return harness.export_agent_tool(agent, return_mode="json")
 
     inner_legal = reviewer("legal", "legal_direct", "Legal reviewer.")
@@ -211,9 +224,10 @@ def build_reviewers(harness: Harness) -> dict[str, Any]:
             "legal",
             "Legal reviewer: liability, indemnities, termination.",
             [tax_for_legal],
+            top=True,
         ),
-        "tax": reviewer("tax", "tax", "Tax reviewer."),
-        "technical": reviewer("technical", "technical", "Technical reviewer."),
+        "tax": reviewer("tax", "tax", "Tax reviewer.", top=True),
+        "technical": reviewer("technical", "technical", "Technical reviewer.", top=True),
     }
 
 
@@ -275,15 +289,16 @@ async def run_demo(
     stdout: TextIO = sys.stdout,
     endpoint: Endpoint | None = None,
     harness: Harness | None = None,
+    reviewers: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the hierarchy; ``harness`` (already built, e.g. by the contract kit) replaces the
-    integration's own."""
+    integration's own; ``reviewers`` (native tools by name) replace ``build_reviewers``'."""
     if harness is None:
         if integration is None:
             raise DemoError("run_demo needs an integration or a harness")
         harness = load_demo_harness(integration, endpoint)
     endpoint = endpoint if endpoint is not None else harness.endpoint
-    reviewers = build_reviewers(harness)
+    reviewers = reviewers if reviewers is not None else build_reviewers(harness)
     sent: list[dict[str, str]] = []
     port = approval_port(approve, stdin=stdin, stdout=stdout)
     send = harness.export_tool(send_verdict_spec(sent), executor=Executor(), approval=port)
@@ -341,7 +356,12 @@ async def run_demo(
 def main(args: Any) -> int:
     with tempfile.TemporaryDirectory(prefix="agent-sdk-demo-") as scratch:
         # Without --trace-file the trace lives in a folder that is removed afterwards.
-        return _main(args, Path(args.trace_file) if args.trace_file else Path(scratch) / "t.json")
+        trace_file = Path(args.trace_file) if args.trace_file else Path(scratch) / "t.json"
+        if getattr(args, "distributed", False):
+            from agent_sdk.demo_distributed import Distributed
+
+            return _main(args, trace_file, Distributed(args, Path(scratch)))
+        return _main(args, trace_file)
 
 
 def _endpoint(args: Any, stack: contextlib.ExitStack) -> tuple[Endpoint, str]:
@@ -365,15 +385,19 @@ def _endpoint(args: Any, stack: contextlib.ExitStack) -> tuple[Endpoint, str]:
     return Endpoint(server.url, model or "scripted", api=api, stream=stream), "scripted server"
 
 
-def _main(args: Any, trace_file: Path) -> int:
+def _main(args: Any, trace_file: Path, distributed: Distributed | None = None) -> int:
     integration = pick_integration(args.framework)
     integration.check_framework()
+    reviewers = None
     with contextlib.ExitStack() as stack:
         endpoint: Endpoint | None = None
         source = ""
         if not getattr(args, "in_process", False):
             endpoint, source = _endpoint(args, stack)
-        provider = configure_tracing("agent-sdk-demo", file=trace_file, set_global=True)
+        if distributed is not None:  # the reviewers' service, its process stopped at the end
+            reviewers = distributed.start(stack, integration, endpoint, trace_file)
+        own_trace = distributed.own_trace if distributed is not None else trace_file
+        provider = configure_tracing("agent-sdk-demo", file=own_trace, set_global=True)
         export = None
         if args.otlp:
             export = _WatchedExport(args.otlp)
@@ -381,7 +405,9 @@ def _main(args: Any, trace_file: Path) -> int:
             if not getattr(args, "verbose", False):  # said once, below, in one line
                 stack.enter_context(_quiet("opentelemetry.exporter.otlp"))
         try:
-            result = asyncio.run(run_demo(integration, approve=args.approve, endpoint=endpoint))
+            result = asyncio.run(
+                run_demo(integration, approve=args.approve, endpoint=endpoint, reviewers=reviewers)
+            )
         except AgentSDKError as exc:
             raise DemoError(_with_trace(str(exc), args)) from exc
         except Exception as exc:
@@ -392,12 +418,16 @@ def _main(args: Any, trace_file: Path) -> int:
         finally:
             provider.force_flush()
             provider.shutdown()
+    if distributed is not None:
+        distributed.merge(trace_file)
     print(f"framework: {result['framework']}   run: {result['run_id']}")
     if result["over_http"] and endpoint is not None:
         mode = endpoint.api + (", streamed" if endpoint.stream else "")
         print(f"model: {endpoint.model} at {endpoint.base_url} ({mode}; {source})")
     else:
         print("model: the framework's in-process scripted model (its harness has no HTTP mode)")
+    if distributed is not None:
+        print(distributed.describe())
     print("\nopinions:")
     for name, opinion in result["opinions"].items():
         print(f"  {name:<10} {opinion.get('verdict'):<16} {opinion.get('risk', '')}")
@@ -412,7 +442,8 @@ def _main(args: Any, trace_file: Path) -> int:
         print(f"\ntrace written to {trace_file} (Jaeger UI: Search > JSON File)")
     if export is not None:
         export.check()
-        print(f"\ntrace exported to {export.url} (Jaeger: service agent-sdk-demo,")
+        services = "services agent-sdk-demo and " + distributed.service if distributed else ""
+        print(f"\ntrace exported to {export.url} (Jaeger: {services or 'service agent-sdk-demo'},")
         print(f"  tag agent_sdk.run_id={result['run_id']})")
     return 0
 

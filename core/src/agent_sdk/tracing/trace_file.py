@@ -121,6 +121,41 @@ class JaegerFileExporter:
         return self._write()
 
 
+def check_trace_path(path: str | os.PathLike[str]) -> None:
+    """ConfigurationError unless ``path`` may become a trace file (new, or a trace file
+    written before; in a folder that can be written)."""
+    _check_writable(Path(path))
+
+
+def merge_trace_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str]) -> None:
+    """One Jaeger JSON file of the traces in ``paths`` (each written by one process, e.g.
+    the demo and the service it calls): spans of the same trace id become one trace, each
+    file's processes kept apart (``p1`` of the second file becomes ``p2``), so the UI and
+    ``trace show`` draw one tree across the services."""
+    target = Path(out)
+    _check_writable(target)
+    merged: dict[str, dict[str, Any]] = {}
+    for n, path in enumerate(paths, 1):
+        for trace in load_trace_file(path):
+            if not isinstance(trace, Mapping) or not isinstance(trace.get("traceID"), str):
+                continue
+            raw = trace.get("processes")
+            processes = raw if isinstance(raw, Mapping) else {}
+            rename = {key: f"p{n}" if len(processes) == 1 else f"p{n}-{key}" for key in processes}
+            into = merged.setdefault(
+                trace["traceID"],
+                {"traceID": trace["traceID"], "spans": [], "processes": {}, "warnings": None},
+            )
+            for key, process in processes.items():
+                into["processes"][rename[key]] = process
+            spans = trace.get("spans")
+            for span in spans if isinstance(spans, list) else []:
+                if isinstance(span, Mapping):
+                    process_id = span.get("processID")
+                    into["spans"].append({**span, "processID": rename.get(process_id, f"p{n}")})
+    _replace(target, json.dumps({"data": list(merged.values())}, indent=1))
+
+
 def _check_writable(path: Path) -> None:
     if path.is_symlink():
         raise ConfigurationError(f"trace file {path} is a symbolic link; give a plain path")

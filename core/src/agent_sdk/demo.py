@@ -187,7 +187,22 @@ def script() -> dict[str, list[Turn]]:
     }
     for verdict in DEFAULT_SEVERITY:
         turns[_send_prompt(verdict)] = _send_turns(verdict)
+    turns[READY] = [Turn.say("ready")]
     return turns
+
+
+READY = "Answer with the single word: ready."
+"""The instructions of the warm-up agent (``_warm_up``)."""
+
+
+def _warm_up(integration: Integration, endpoint: Endpoint | None) -> None:
+    """One run of a tool-less agent before the trace starts, so that what a process pays
+    once (the framework's lazy imports, its HTTP stack's first client) is not drawn as an
+    empty stretch of the workflow span, as if the run spent it. Only on a model that costs
+    nothing (the scripted server, the in-process model); a failure is left to the run."""
+    harness = load_demo_harness(integration, endpoint)
+    with contextlib.suppress(Exception):
+        asyncio.run(_orchestrate(harness, [], [Turn.say("ready")], READY))
 
 
 def build_reviewers(
@@ -397,6 +412,8 @@ def _main(args: Any, trace_file: Path, distributed: Distributed | None = None) -
         if distributed is not None:  # the reviewers' service, its process stopped at the end
             reviewers = distributed.start(stack, integration, endpoint, trace_file)
         own_trace = distributed.own_trace if distributed is not None else trace_file
+        if endpoint is None or source == "scripted server":
+            _warm_up(integration, endpoint)  # no global tracer yet: it records nothing
         provider = configure_tracing("agent-sdk-demo", file=own_trace, set_global=True)
         export = None
         if args.otlp:

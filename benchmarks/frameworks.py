@@ -514,9 +514,10 @@ class AgentFrameworkDriver(Driver):
 class PydanticAIDriver(Driver):
     """pydantic-ai: ``Agent.run`` on the plugin's scripted ``FunctionModel``. Its own
     instrumentation is off by default (as the other frameworks' tracing is here); ours is
-    the top agent with ``pydantic_ai_instrument()`` on runs while agent-sdk records spans
-    (the SDK modes), and the same agent without it otherwise: a user who does not trace
-    does not add it (as the openai-agents driver runs untraced then). The native
+    the top agent traced with ``pydantic_ai_instrument(agent)`` in every mode (the
+    skeleton's spans while agent-sdk records, no capability in the run; a run that records
+    nothing is the wrapped agent's own, so the tracing-off rows pay one wrapper per run, as
+    a user who leaves it on pays). The native
     delegate's child is the agent ours wraps (``native_agent``: the same instructions and
     description). Every run lifts pydantic-ai's default ``request_limit`` of 50: a
     delegate's requests count against the parent's (``usage=ctx.usage`` natively, merged
@@ -562,18 +563,17 @@ class PydanticAIDriver(Driver):
         from pydantic_ai import Agent, UsageLimits
         from pydantic_ai.models.function import FunctionModel
 
-        from agent_sdk.integration import tracing_enabled
         from agent_sdk_pydantic_ai import pydantic_ai_instrument
         from agent_sdk_pydantic_ai.testing import ScriptedFunction
 
         model = FunctionModel(ScriptedFunction(turns, name="orchestrator"))
         name = f"orchestrator{next(_names)}"
         plain = Agent(model, name=name, tools=list(tools))
-        traced = Agent(model, name=name, tools=list(tools), capabilities=[pydantic_ai_instrument()])
+        traced = pydantic_ai_instrument(plain)
         unlimited = UsageLimits(request_limit=None)
 
         async def run() -> Any:
-            agent = traced if instrumented and tracing_enabled() else plain
+            agent = traced if instrumented else plain
             return (await agent.run("start", usage_limits=unlimited)).output
 
         return Runner(run)

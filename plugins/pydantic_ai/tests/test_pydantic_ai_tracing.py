@@ -25,6 +25,7 @@ from agent_sdk.tracing import capture_content
 from agent_sdk.tracing import semconv as sc
 from agent_sdk_pydantic_ai import (
     AgentSdkInstrumentation,
+    TracedAgent,
     pydantic_ai_agent_tool,
     pydantic_ai_instrument,
     pydantic_ai_tool,
@@ -53,8 +54,11 @@ def scripted(turns: list[Turn], name: str, **kw: Any) -> Agent[Any, Any]:
     return Agent(FunctionModel(ScriptedFunction(turns)), name=name, **kw)
 
 
-def hierarchy(*, child_capabilities: list[Any] | None = None) -> Agent[Any, Any]:
-    """boss -> analyst (calls our add and pydantic-ai's own shout)."""
+def hierarchy(
+    *, child_capabilities: list[Any] | None = None, instrumented: bool = True
+) -> Agent[Any, Any]:
+    """boss -> analyst (calls our add and pydantic-ai's own shout); the boss with
+    ``pydantic_ai_instrument()`` unless not ``instrumented``."""
 
     def add(a: int, b: int) -> int:
         """Add."""
@@ -77,7 +81,7 @@ def hierarchy(*, child_capabilities: list[Any] | None = None) -> Agent[Any, Any]
         [Turn.call(call, ToolCall("add", {"a": 2, "b": 2})), Turn.say("done")],
         "boss",
         tools=[pydantic_ai_agent_tool(child), pydantic_ai_tool(add)],
-        capabilities=[pydantic_ai_instrument()],
+        capabilities=[pydantic_ai_instrument()] if instrumented else [],
     )
 
 
@@ -251,3 +255,114 @@ def test_standing_in_for_the_agents_own_instrumentation_it_stays_and_records_not
     assert [type(c) for c in tree if isinstance(c, Instrumentation)] == [AgentSdkInstrumentation]
     asyncio.run(agent.run("go"))  # without ours, the agent's own records
     assert len(exporter.get_finished_spans()) == 2
+
+
+# -- pydantic_ai_instrument(agent): the skeleton's spans without a capability ------------------
+def lean_hierarchy() -> Any:
+    """boss -> analyst, as ``hierarchy()``, the top agent traced with
+    ``pydantic_ai_instrument(agent)`` instead of the capability."""
+    return pydantic_ai_instrument(hierarchy(instrumented=False))
+
+
+def test_a_traced_agent_gives_the_skeleton_with_no_capability_in_the_run(stamped: Any) -> None:
+    probe = RunTree()
+    traced = lean_hierarchy()
+    assert isinstance(traced, TracedAgent)
+    assert run(traced) == "done"
+    spans, by_id = tree(stamped)
+    assert len({s.context.trace_id for s in spans}) == 1, "one run, one trace"
+    names = Counter(s.name for s in spans)
+    assert names["invoke_agent boss"] == 1 and names["invoke_agent analyst"] == 1, names
+    assert names["execute_tool add"] == 2 and names["execute_tool analyst"] == 1, names
+    chats = [s for s in spans if s.attributes.get(sc.GEN_AI_OPERATION_NAME) == "chat"]
+    assert Counter(parent_name(s, by_id) for s in chats) == {
+        "invoke_agent boss": 2,
+        "invoke_agent analyst": 2,
+    }
+    for span in spans:
+        attrs = span.attributes
+        assert attrs.get(sc.RUN_ID) == "run-trace", f"{span.name}: not stamped"
+        missing = sc.REQUIRED.get(str(attrs.get(sc.GEN_AI_OPERATION_NAME)), frozenset()) - set(
+            attrs
+        )
+        assert not missing, f"{span.name}: {sorted(missing)}"
+        assert SECRET not in str(dict(attrs)), f"{span.name}: content recorded"
+    top = by_id_named(spans, "invoke_agent boss")
+    own = [s for s in chats if parent_name(s, by_id) == "invoke_agent boss"]
+    # The top agent's tokens are its own model calls' (the child's are on the child's span).
+    assert top.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == sum(
+        s.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] for s in own
+    )
+    assert top.attributes[sc.GEN_AI_USAGE_OUTPUT_TOKENS] > 0
+    # No capability of ours in the top run: pydantic-ai dispatches to none.
+    asyncio.run(traced.run(SECRET, capabilities=[probe]))
+    assert instrumented_in(probe.runs[0]) == []
+
+
+def test_a_traced_agent_records_nothing_and_wraps_nothing_while_agent_sdk_records_nothing() -> None:
+    assert not tracing_enabled(), "this test needs agent-sdk's tracing off"
+    seen: list[Any] = []
+
+    def look(messages: list[Any], info: Any) -> Any:
+        from pydantic_ai.messages import ModelResponse, TextPart
+
+        seen.append(info.model_request_parameters)
+        return ModelResponse(parts=[TextPart("hi")])
+
+    model = FunctionModel(look)
+    traced = pydantic_ai_instrument(Agent(model, name="solo"))
+    result = asyncio.run(traced.run("go"))
+    assert result.output == "hi" and len(seen) == 1
+    with recording_spans() as exporter:
+        assert asyncio.run(traced.run("go")).output == "hi"
+    names = [s.name for s in exporter.get_finished_spans()]
+    assert names == ["chat function:look:", "invoke_agent solo"], names
+
+
+def test_a_traced_agents_override_model_gets_the_chat_spans(stamped: Any) -> None:
+    traced = pydantic_ai_instrument(scripted([Turn.say("first")], "solo"))
+    other = FunctionModel(ScriptedFunction([Turn.say("second")]), model_name="other")
+    with traced.override(model=other):
+        assert run(traced) == "second"
+    names = [s.name for s in stamped.get_finished_spans()]
+    assert names[:2] == ["chat other", "invoke_agent solo"], names
+
+
+def test_a_traced_agent_streams_with_its_chat_spans(stamped: Any) -> None:
+    async def words(messages: list[Any], info: Any) -> Any:
+        yield "stream"
+        yield "ed"
+
+    traced = pydantic_ai_instrument(Agent(FunctionModel(stream_function=words), name="solo"))
+
+    async def main() -> str:
+        async with run_scope("run-trace"), traced.run_stream("go") as stream:
+            return str(await stream.get_output())
+
+    assert asyncio.run(main()) == "streamed"
+    spans = list(stamped.get_finished_spans())
+    [chat] = [s for s in spans if s.name.startswith("chat ")]
+    assert chat.attributes[sc.GEN_AI_USAGE_OUTPUT_TOKENS] > 0
+    by_id = {s.context.span_id: s for s in spans}
+    assert parent_name(chat, by_id) == "invoke_agent solo"
+
+
+def test_a_traced_agent_as_a_sub_agent_has_agent_sdks_agent_span_only(stamped: Any) -> None:
+    child = pydantic_ai_instrument(scripted([Turn.say("child says")], "helper"))
+    boss = scripted(
+        [Turn.call(ToolCall("helper", {"request": "go"})), Turn.say("done")],
+        "boss",
+        tools=[pydantic_ai_agent_tool(child)],
+    )
+    assert run(pydantic_ai_instrument(boss)) == "done"
+    names = Counter(s.name for s in stamped.get_finished_spans())
+    assert names["invoke_agent helper"] == 1 and names["invoke_agent boss"] == 1, names
+
+
+def test_the_agent_form_takes_no_tracer_provider() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agent_sdk import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="tracer_provider"):
+        pydantic_ai_instrument(scripted([Turn.say("x")], "solo"), tracer_provider=TracerProvider())

@@ -49,6 +49,7 @@ from agent_sdk_pydantic_ai._approval import (
     with_deferred,
 )
 from agent_sdk_pydantic_ai._context import current_call
+from agent_sdk_pydantic_ai._traced_agent import unwrapped
 from agent_sdk_pydantic_ai._tracing import child_capabilities
 
 REQUESTS = TypeAdapter(DeferredToolRequests)
@@ -159,6 +160,7 @@ def agent_spec(
     provider: str,
 ) -> ToolSpec:
     """The spec running ``agent`` as a sub-agent (``INTEGRATION.agent_spec``)."""
+    agent = unwrapped(agent)  # a sub-agent's spans are agent-sdk's, not a TracedAgent's
     name = settings.name
 
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:

@@ -352,3 +352,56 @@ def test_an_edited_childs_call_is_refused(tmp_path: Path) -> None:
     )
     assert ledger.paid == [], "an approval of other arguments must not run the edited call"
     assert [e.arguments["amount"] for e in port.pending()] == [4000], "a new request"
+
+
+def test_a_paused_childs_own_requires_approval_call_waits_on_a_resolvable_id(
+    tmp_path: Path,
+) -> None:
+    # A child's call of pydantic-ai's own requires_approval tool, left pending by the gate
+    # (bind_approval), pauses the parent on the id the store holds (it was a placeholder
+    # no store knew); approved there, the resumption runs it once, a replay not again.
+    wiped: list[str] = []
+
+    def wipe(target: str) -> str:
+        """Wipe a target."""
+        wiped.append(target)
+        return "wiped"
+
+    port = DeferredApproval(tmp_path / "approvals.db")
+    child = Agent(
+        FunctionModel(
+            ScriptedFunction(
+                [Turn.call(ToolCall("wipe", {"target": "tmp"}, id="call_wipe")), Turn.say("ok")]
+            )
+        ),
+        name="cleaner",
+        tools=[Tool(wipe, requires_approval=True)],
+        capabilities=[INTEGRATION.bind_approval(port)],
+    )
+    delegate = ToolCall("cleaner", {"request": "clean"}, id="call_cleaner")
+    parent = Agent(
+        FunctionModel(ScriptedFunction([Turn.call(delegate), Turn.say("all done")])),
+        name="boss",
+        tools=[pydantic_ai_agent_tool(child)],
+        output_type=[str, DeferredToolRequests],
+    )
+    paused = asyncio.run(parent.run("go"))
+    requests = paused.output
+    assert isinstance(requests, DeferredToolRequests) and wiped == []
+    [entry] = port.pending()
+    assert entry.tool == "wipe" and entry.call_id == "call_wipe"
+    assert deferred_approval_ids(requests) == {"call_cleaner": [entry.id]}
+    port.resolve(entry.id, approved=True, reviewer="ops")
+
+    def resume() -> Any:
+        return asyncio.run(
+            parent.run(
+                None,
+                message_history=paused.all_messages(),
+                deferred_tool_results=deferred_results(requests),
+            )
+        )
+
+    assert resume().output == "all done" and wiped == ["tmp"]
+    resume()
+    assert wiped == ["tmp"], "a replayed approval runs nothing"

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from pydantic_ai import (
     DeferredToolRequests,
+    DeferredToolResults,
     ModelMessagesTypeAdapter,
     RunContext,
     RunUsage,
@@ -44,6 +45,7 @@ from agent_sdk_pydantic_ai._approval import (
     can_pause,
     deferred_approval_ids,
     deferred_results,
+    native_results,
     pausable_agent,
     resumed_entry,
     with_deferred,
@@ -114,13 +116,20 @@ def _merge(parent: RunContext[Any] | None, usage: RunUsage) -> None:
         outer.incr(usage)
 
 
-def _pending(requests: DeferredToolRequests) -> list[str]:
+def _pending(requests: DeferredToolRequests, native: Mapping[str, str] | None) -> list[str]:
     """The approval ids a paused child waits on: ours by their ``apr_`` ids, a call of
-    pydantic-ai's own ``requires_approval`` tools by its tool and call id."""
+    pydantic-ai's own ``requires_approval`` tools by the id the gate gave it (``native``,
+    with ``bind_approval`` on the child), else by its tool and call id (no store has it:
+    nothing of agent-sdk's decided it)."""
     ours = deferred_approval_ids(requests)
     found: list[str] = []
     for call in [*requests.approvals, *requests.calls]:
-        ids = ours.get(call.tool_call_id) or [f"pydantic-ai:{call.tool_name}:{call.tool_call_id}"]
+        given = (native or {}).get(call.tool_call_id)
+        ids = (
+            ours.get(call.tool_call_id)
+            or ([given] if given else None)
+            or [f"pydantic-ai:{call.tool_name}:{call.tool_call_id}"]
+        )
         found += [i for i in ids if i not in found]
     return found
 
@@ -134,9 +143,12 @@ def _refused(name: str, why: str) -> ToolError:
     )
 
 
-def _resumption(state: Any, name: str, prompt: str) -> tuple[list[Any], Any]:
-    """The child's history and the results resuming it, from the state the host handed
-    back (untrusted: anything that does not check out refuses the call)."""
+def _resumption(
+    state: Any, name: str, prompt: str
+) -> tuple[list[Any], DeferredToolRequests, DeferredToolResults]:
+    """The child's history, the calls it paused on and the results resuming our calls,
+    from the state the host handed back (untrusted: anything that does not check out
+    refuses the call)."""
     if not isinstance(state, Mapping) or state.get("agent") != name:
         raise _refused(name, "it belongs to another agent")
     if state.get("request") != prompt:
@@ -147,7 +159,8 @@ def _resumption(state: Any, name: str, prompt: str) -> tuple[list[Any], Any]:
     except (KeyError, TypeError, ValueError, ValidationError):
         raise _refused(name, "its state is not a paused pydantic-ai run") from None
     edit = state.get("edit")
-    return history, deferred_results(requests, edit=edit if isinstance(edit, Mapping) else None)
+    edits = edit if isinstance(edit, Mapping) else None
+    return history, requests, deferred_results(requests, edit=edits)
 
 
 def agent_spec(
@@ -180,7 +193,10 @@ def agent_spec(
         if pausable:
             options["output_type"] = with_deferred(agent.output_type)
         if state is not None:
-            history, results = _resumption(state, name, prompt)
+            history, requests, results = _resumption(state, name, prompt)
+            conversation = history[-1].conversation_id if history else None
+            # pydantic-ai's own tools' calls: the child's gate decides them again.
+            results.approvals.update(await native_results(agent, requests, conversation))
             options.update(message_history=history, deferred_tool_results=results)
             given: str | None = None
         else:
@@ -210,7 +226,8 @@ def agent_spec(
             raw=result,
         )
         if isinstance(output, DeferredToolRequests):
-            response.pending_approvals = _pending(output)
+            native = call.native_approvals if call is not None else None
+            response.pending_approvals = _pending(output, native)
             if call is not None:
                 call.paused_child = {
                     "agent": name,

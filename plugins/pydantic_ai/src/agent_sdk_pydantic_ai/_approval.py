@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import (
@@ -35,8 +36,8 @@ from pydantic_ai import (
 from pydantic_ai.capabilities import HandleDeferredToolCalls
 
 from agent_sdk import ToolError
-from agent_sdk.integration import ApprovalGate
-from agent_sdk_pydantic_ai._context import bind_run_context
+from agent_sdk.integration import ApprovalGate, bind_call
+from agent_sdk_pydantic_ai._context import bind_run_context, current_call
 
 METADATA_KEY = "agent_sdk"
 """The key of our entry in a deferred call's metadata: ``{"approvals": [apr ids], "child":
@@ -136,12 +137,62 @@ def deferred_results(
     return DeferredToolResults(approvals=approvals, metadata=metadata)
 
 
+@dataclass
+class GateApproval(HandleDeferredToolCalls[Any]):
+    """``INTEGRATION.bind_approval(port)``: pydantic-ai's handler capability, holding the
+    gate it decides with (a paused sub-agent's calls are decided by it again on resume)."""
+
+    gate: ApprovalGate | None = field(default=None, kw_only=True)
+
+
+def _gate_of(agent: Any) -> ApprovalGate | None:
+    found: list[Any] = []
+    agent.root_capability.apply(found.append)
+    gates = [c.gate for c in found if isinstance(c, GateApproval) and c.gate is not None]
+    return gates[0] if gates else None
+
+
+async def native_results(
+    agent: Any, requests: DeferredToolRequests, conversation_id: str | None
+) -> dict[str, ToolApproved | ToolDenied]:
+    """What resumes a paused sub-agent's calls of pydantic-ai's own ``requires_approval``
+    tools (pydantic-ai resumes a run only with a result for every deferred call): the
+    child's gate (``bind_approval``) decides each again, in the same call context, so an
+    approval the host gave in the store runs the call, once; without one it is refused."""
+    ours = deferred_approval_ids(requests)
+    gate = _gate_of(agent)
+    results: dict[str, ToolApproved | ToolDenied] = {}
+    for call in requests.approvals:
+        if call.tool_call_id in ours:
+            continue
+        if gate is None:
+            results[call.tool_call_id] = ToolDenied(
+                f"the call of '{call.tool_name}' needs approval and no approval gate of "
+                "agent-sdk decides it (INTEGRATION.bind_approval(port) on the sub-agent)"
+            )
+            continue
+        ctx = bind_call(
+            call_id=call.tool_call_id, conversation_id=conversation_id, extra=_extra(agent)
+        )
+        refusal = await gate.decide_native(call.tool_name, call.args_as_dict(), ctx)
+        results[call.tool_call_id] = (
+            ToolApproved() if refusal is None else ToolDenied(refusal.to_model_text())
+        )
+    return results
+
+
+def _extra(agent: Any) -> dict[str, Any]:
+    return {"framework": "pydantic-ai", "agent": agent.name}
+
+
 def native_approval(gate: ApprovalGate) -> HandleDeferredToolCalls[Any]:
     """A ``HandleDeferredToolCalls`` capability deciding the ``requires_approval`` calls of
     pydantic-ai's own tools through ``gate`` (``INTEGRATION.bind_approval(port)``): an
     approved call runs, a denied one gets the gate's error as its result, a pending one is
-    left to the host (the run ends with ``DeferredToolRequests`` if it can). Calls our gate
-    paused already are left to the host too. There is no token: nothing of ours runs these
+    left to the host (the run ends with ``DeferredToolRequests`` if it can; in a sub-agent an
+    agent tool runs, its parent pauses on the gate's approval id, and the gate decides the
+    call again when the host resumes it). Calls our gate paused already are left to the host
+    too. There is no token: nothing of ours runs these
     calls, so a host that approves them in pydantic-ai runs them."""
 
     async def decide(
@@ -157,18 +208,27 @@ def native_approval(gate: ApprovalGate) -> HandleDeferredToolCalls[Any]:
                 approvals[call.tool_call_id] = ToolApproved()
             elif refusal.approval_id is None:
                 approvals[call.tool_call_id] = ToolDenied(refusal.to_model_text())
+            elif (parent := current_call.get()) is not None:
+                # A sub-agent's run (its parent's agent-tool call is running): the parent
+                # pauses on this id, which the host resolves in the store.
+                noted = parent.native_approvals
+                if noted is None:
+                    noted = parent.native_approvals = {}
+                noted[call.tool_call_id] = refusal.approval_id
         return DeferredToolResults(approvals=approvals) if approvals else None
 
-    return HandleDeferredToolCalls(handler=decide)
+    return GateApproval(handler=decide, gate=gate)
 
 
 __all__ = [
     "METADATA_KEY",
+    "GateApproval",
     "allows_deferred",
     "can_pause",
     "deferred_approval_ids",
     "deferred_results",
     "native_approval",
+    "native_results",
     "pause",
     "resumed_entry",
     "with_deferred",

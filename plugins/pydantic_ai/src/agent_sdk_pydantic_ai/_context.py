@@ -37,10 +37,14 @@ def bind_run_context(ctx: RunContext[Any], call_id: str | None = None) -> CallCo
 @dataclass
 class ToolCallState:
     """One call of one of our tools, while it runs: its RunContext (an agent tool runs its
-    child in that run) and, for an agent tool whose child paused, the child's state."""
+    child in that run) and, for an agent tool whose child paused, the child's state and the
+    approval ids of its pending calls."""
 
     ctx: RunContext[Any]
     paused_child: dict[str, Any] | None = None
+    native_approvals: dict[str, str] | None = None
+    """For an agent tool: the approval ids the gate gave the child's pending calls of
+    pydantic-ai's own ``requires_approval`` tools (``bind_approval``), by tool call id."""
 
 
 current_call: contextvars.ContextVar[ToolCallState | None] = contextvars.ContextVar(

@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
     from agent_sdk import ApprovalPort
     from agent_sdk_pydantic_ai._approval import deferred_approval_ids, deferred_results
-    from agent_sdk_pydantic_ai._traced_agent import TracedAgent
-    from agent_sdk_pydantic_ai._tracing import AgentSdkInstrumentation
+    from agent_sdk_pydantic_ai._tracing import AgentSdkInstrumentation, TracedAgent
 
 __version__ = "0.2.0"
 
@@ -86,7 +85,7 @@ def pydantic_ai_instrument(
     our tools, content only when agent-sdk captures content; it costs a capability's hooks.
     ``tracer_provider``: where its spans go (default: agent-sdk's tracer)."""
     if agent is not None:
-        from agent_sdk_pydantic_ai._traced_agent import traced
+        from agent_sdk_pydantic_ai._tracing import traced
 
         if tracer_provider is not None:
             raise ConfigurationError(
@@ -117,7 +116,7 @@ __getattr__ = lazy_exports(
     __name__,
     {
         "AgentSdkInstrumentation": "agent_sdk_pydantic_ai._tracing",
-        "TracedAgent": "agent_sdk_pydantic_ai._traced_agent",
+        "TracedAgent": "agent_sdk_pydantic_ai._tracing",
         "deferred_approval_ids": "agent_sdk_pydantic_ai._approval",
         "deferred_results": "agent_sdk_pydantic_ai._approval",
     },

@@ -51,8 +51,7 @@ from agent_sdk_pydantic_ai._approval import (
     with_deferred,
 )
 from agent_sdk_pydantic_ai._context import current_call
-from agent_sdk_pydantic_ai._traced_agent import unwrapped
-from agent_sdk_pydantic_ai._tracing import child_capabilities
+from agent_sdk_pydantic_ai._tracing import child_capabilities, unwrapped
 
 REQUESTS = TypeAdapter(DeferredToolRequests)
 

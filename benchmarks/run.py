@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_import, bench_trace_show
+from benchmarks import bench_import, bench_trace_show, plots
 from benchmarks.common import machine, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -582,8 +582,11 @@ def main(argv: list[str] | None = None) -> int:
 
     results = collect(frameworks, args.quick, log)
     report = render(results)
-    print(report)
     md = args.md or (None if args.quick else str(ROOT / "docs" / "performance.md"))
+    if md:  # the plots beside the page, in a folder named after it (docs/performance/)
+        plots.write(results, Path(md).with_suffix(""))
+        report = plots.with_section(report, Path(md).stem, bool(results["quick"]))
+    print(report)
     if md:
         # What follows the KEEP marker in the page is written by hand (install figures from
         # .ci/wheels) and survives a regenerated report.

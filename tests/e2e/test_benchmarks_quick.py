@@ -41,6 +41,9 @@ def test_quick_benchmark_reports_every_row(tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     report = md.read_text()
     assert proc.stdout.strip() == report.strip(), "the table printed is the report written"
+    for plot in ("calls", "fanout", "memory", "imports"):  # drawn beside the page, linked
+        assert (tmp_path / "performance" / f"{plot}.png").stat().st_size > 10_000, plot
+        assert f"](performance/{plot}.png)" in report, plot
     installed = [name for name, module in PLUGINS.items() if importlib.util.find_spec(module)]
     assert installed, "the dev environment has every plugin installed"
     results = json.loads(raw.read_text())

@@ -1,4 +1,4 @@
-"""The ``agent-sdk`` command: plugins, trace show, demo, serve-scripted."""
+"""The ``agent-sdk`` command: plugins, trace show, demo, serve-scripted, serve-mcp."""
 
 from __future__ import annotations
 
@@ -206,6 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=0, help="0-65535 (default: a free port)")
     serve.set_defaults(func=cmd_serve_scripted)
+    from agent_sdk.serve_mcp import add_parser as add_serve_mcp
+
+    add_serve_mcp(sub, common)
+    from agent_sdk import approvals_cli
+
+    approvals_cli.add_parser(sub, common)
     trace = sub.add_parser("trace", parents=[common], help="work with trace files")
     trace_sub = trace.add_subparsers(dest="trace_command", required=True)
     show = trace_sub.add_parser(

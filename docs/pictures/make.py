@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import cast
 
 HERE = Path(__file__).resolve().parent
 HEADLINE = "ag2"
@@ -46,7 +47,11 @@ def crop(source: Path, target: Path) -> tuple[int, int]:
     pixels = gray.load()
     assert pixels is not None
     # A row is blank when (but for the UI's one-pixel column dividers) it is all background.
-    while bottom > 200 and sum(pixels[x, bottom - 1] < 235 for x in range(0, width, 4)) < 4:
+
+    def inked(y: int) -> int:
+        return sum(cast(int, pixels[x, y]) < 235 for x in range(0, width, 4))
+
+    while bottom > 200 and inked(bottom - 1) < 4:
         bottom -= 1
     image = image.crop((0, 0, width, min(height, bottom + 8)))
     scaled = image.resize((WIDTH, round(image.height * WIDTH / width)), Image.Resampling.LANCZOS)

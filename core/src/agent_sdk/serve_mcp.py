@@ -8,8 +8,10 @@ import asyncio
 import errno
 import importlib
 import os
+import signal
 import socket
 import sys
+import threading
 from typing import Any
 
 from agent_sdk.errors import AgentSDKError, ConfigurationError
@@ -155,11 +157,27 @@ async def _serve_http(server: Any, sock: socket.socket, host: str) -> None:
 
     app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
     config = uvicorn.Config(app, lifespan="on", log_level="warning")
-    await uvicorn.Server(config).serve(sockets=[sock])
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # uvicorn re-raises a captured SIGTERM once it has shut down, which kills the
+            # process before the trace is flushed: a SIGTERM is a clean stop here.
+            if sig == signal.SIGTERM:
+                self.should_exit = True
+            else:
+                super().handle_exit(sig, frame)
+
+    await Server(config).serve(sockets=[sock])
 
 
 async def _serve_stdio(server: Any) -> None:
     from mcp.server.stdio import stdio_server
+
+    def stop(sig: int, frame: Any) -> None:
+        raise KeyboardInterrupt  # the trace is still flushed on the way out
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
 
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())

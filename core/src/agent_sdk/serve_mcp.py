@@ -149,6 +149,7 @@ def _bound(host: str, port: int) -> socket.socket:
             errno.EADDRNOTAVAIL: f"{host} is not an address of this machine",
         }.get(exc.errno or 0, exc.strerror or str(exc))
         raise ServeError(f"serve-mcp: cannot serve on {where}: {hint}") from None
+    sock.listen(2048)  # connections wait in the backlog from the moment the line is printed
     return sock
 
 
@@ -156,7 +157,8 @@ async def _serve_http(server: Any, sock: socket.socket, host: str) -> None:
     import uvicorn
 
     app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
-    config = uvicorn.Config(app, lifespan="on", log_level="warning")
+    # A stop waits at most 5 s for calls still running (a hung tool never blocks it).
+    config = uvicorn.Config(app, lifespan="on", log_level="warning", timeout_graceful_shutdown=5)
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:

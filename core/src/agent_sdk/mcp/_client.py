@@ -3,6 +3,7 @@ sub-agent on this side (path, depth, recursion, budget), its remote usage charge
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -13,6 +14,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
 
 from agent_sdk._compat import wait_for
 from agent_sdk.agents import agent_tool
@@ -38,7 +40,7 @@ MAX_ERROR_TEXT = 4000
 
 
 async def remote_tools(
-    target: str | Sequence[str],
+    target: str | Sequence[str] | Server[Any],
     *,
     names: Sequence[str] | None = None,
     timeout: float | None = None,
@@ -47,8 +49,9 @@ async def remote_tools(
     """The tools the MCP server at ``target`` serves, as ToolSpecs (for a ``Registry`` and
     every ``<fw>_tools``); ``names`` picks some (each must exist).
 
-    ``target`` is a streamable-HTTP URL (``http://host:port/mcp``) or a stdio command as a
-    list of arguments (run with this process's environment). Each call opens its own
+    ``target`` is a streamable-HTTP URL (``http://host:port/mcp``), a stdio command as a
+    list of arguments (run with this process's environment), or an ``mcp_server`` of this
+    process (in memory, for tests and benchmarks). Each call opens its own
     session (a failed server never leaves a broken one behind); ``timeout`` bounds each
     call, connection included; ``headers`` go with every HTTP request.
 
@@ -90,18 +93,22 @@ class _Remote:
 
     def __init__(
         self,
-        target: str | Sequence[str],
+        target: str | Sequence[str] | Server[Any],
         *,
         timeout: float | None,
         headers: Mapping[str, str] | None,
     ) -> None:
-        if isinstance(target, str):
+        self._server: Server[Any] | None = None
+        self._command: list[str] | None = None
+        if isinstance(target, Server):
+            self._server = target
+            self.endpoint = f"in-process:{target.name}"
+        elif isinstance(target, str):
             if not target.startswith(("http://", "https://")):
                 raise ConfigurationError(
                     f"an MCP target is an http(s) URL or a command as a list, not {target!r}"
                 )
             self.endpoint = target
-            self._command: list[str] | None = None
         else:
             command = list(target)
             if not command or not all(isinstance(a, str) for a in command):
@@ -112,18 +119,29 @@ class _Remote:
         self.timeout = timeout
         self.headers = dict(headers or {})
         self._discover: types.DiscoverResult | None = None
+        self._http_client: tuple[asyncio.AbstractEventLoop, httpx2.AsyncClient] | None = None
+
+    def _http(self) -> httpx2.AsyncClient:
+        """One HTTP client per event loop for every session to this endpoint: a new client
+        per call costs ~50 ms (its TLS context) and a new connection."""
+        loop = asyncio.get_running_loop()
+        if self._http_client is None or self._http_client[0] is not loop:
+            # The MCP SDK's own defaults: 30 s to connect, 300 s to read (a held stream).
+            client = httpx2.AsyncClient(
+                headers=self.headers, timeout=httpx2.Timeout(30.0, read=300.0)
+            )
+            self._http_client = (loop, client)
+        return self._http_client[1]
 
     def _client(self) -> Client:
+        if self._server is not None:
+            return Client(self._server)
         if self._command is not None:
             transport: Any = StdioServerParameters(
                 command=self._command[0], args=self._command[1:], env=dict(os.environ)
             )
-        elif self.headers:
-            transport = streamable_http_client(
-                str(self.target), http_client=httpx2.AsyncClient(headers=self.headers)
-            )
         else:
-            transport = str(self.target)
+            transport = streamable_http_client(str(self.target), http_client=self._http())
         if self._discover is not None and self._discover.supported_versions:
             # The handshake was done when listing: each call's session skips it.
             return Client(

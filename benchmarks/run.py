@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bench_import, bench_trace_show, plots
+from benchmarks import bench_import, bench_mcp, bench_trace_show, plots
 from benchmarks.common import machine, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,6 +119,8 @@ def collect(frameworks: list[str], quick: bool, log: Any) -> dict[str, Any]:
     )["reliability"]
     log("trace show on large and hostile trace files (fresh interpreters)")
     results["trace_show"] = bench_trace_show.measure(quick)
+    log("tools and agents over MCP (core only)")
+    results["mcp"] = bench_mcp.measure(quick)
     log("fan_out (core only)")
     results["fan_out"] = worker(
         "benchmarks.worker",
@@ -550,6 +552,8 @@ def render(results: dict[str, Any]) -> str:
     out += reliability_rows(results, verdicts)
     out += ["", "Trace files read back (`agent-sdk trace show`):", ""]
     out += bench_trace_show.render(results["trace_show"], verdicts)
+    out += ["", "### Tools and agents over MCP (core only)", ""]
+    out += bench_mcp.render(results["mcp"], verdicts)
     out += [""]
     out += bench_import.render(results["import"], verdicts)
     out += ["## Targets", ""]

@@ -75,6 +75,9 @@ def nav_pages(config: Path = ROOT / "mkdocs.yml") -> list[Page]:
 def promised(page: Page, docs: Path = ROOT / "docs") -> tuple[list[str], int]:
     """The pictures ``page`` must show (site paths) and how many mermaid diagrams."""
     text = (docs / page.source).read_text()
+    diagrams = len(re.findall(r"^```mermaid\s*$", text, flags=re.MULTILINE))
+    # Images, not the code that shows how to write one.
+    text = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
     base = Path(page.source).parent
     images = [
         str(Path(base, src).as_posix()).removeprefix("./")
@@ -82,7 +85,7 @@ def promised(page: Page, docs: Path = ROOT / "docs") -> tuple[list[str], int]:
         if "://" not in src
     ]
     wanted = list(dict.fromkeys([*PROMISED.get(page.source, []), *images]))
-    return wanted, len(re.findall(r"^```mermaid\s*$", text, flags=re.MULTILINE))
+    return wanted, diagrams
 
 
 @contextmanager

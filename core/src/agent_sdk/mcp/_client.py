@@ -119,6 +119,7 @@ class _Remote:
         self.timeout = timeout
         self.headers = dict(headers or {})
         self._discover: types.DiscoverResult | None = None
+        self._output_schemas: dict[str, dict[str, Any] | None] = {}
         self._http_client: tuple[asyncio.AbstractEventLoop, httpx2.AsyncClient] | None = None
 
     def _http(self) -> httpx2.AsyncClient:
@@ -155,6 +156,7 @@ class _Remote:
         async def listing() -> list[types.Tool]:
             async with self._client() as client:
                 tools = list((await client.list_tools()).tools)
+                self._output_schemas = {t.name: t.output_schema for t in tools}
                 discover = getattr(client.session, "_discover_result", None)
                 if isinstance(discover, types.DiscoverResult):
                     self._discover = discover
@@ -180,6 +182,11 @@ class _Remote:
 
         async def calling() -> types.CallToolResult:
             async with self._client() as client:
+                # A new session lists the tools again before its first result, to learn
+                # the output schema: give it the one the listing said (a round trip less).
+                known = getattr(client.session, "_tool_output_schemas", None)
+                if isinstance(known, dict) and name in self._output_schemas:
+                    known.setdefault(name, self._output_schemas[name])
                 return await client.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]
 
         try:

@@ -149,6 +149,7 @@ async def test_a_remote_timeout_is_tool_timeout_naming_the_endpoint(served: McpP
 
 
 async def test_over_stdio(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ~2-5 s: a stdio session is a process, and listing plus one call are two sessions.
     monkeypatch.setenv("PYTHONPATH", str(HERE))
     executor = Executor(Registry(await remote_tools(serve_command("mcp_served:tools"))))
     async with run_scope() as run:  # a process per session: one call

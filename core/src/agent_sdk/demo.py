@@ -195,14 +195,29 @@ READY = "Answer with the single word: ready."
 """The instructions of the warm-up agent (``_warm_up``)."""
 
 
-def _warm_up(integration: Integration, endpoint: Endpoint | None) -> None:
-    """One run of a tool-less agent before the trace starts, so that what a process pays
-    once (the framework's lazy imports, its HTTP stack's first client) is not drawn as an
-    empty stretch of the workflow span, as if the run spent it. Only on a model that costs
-    nothing (the scripted server, the in-process model); a failure is left to the run."""
-    harness = load_demo_harness(integration, endpoint)
+def _warm_up(loop: asyncio.AbstractEventLoop, harness: Harness) -> None:
+    """One run of a tool-less agent before the trace starts, in the loop the demo then runs
+    in, so that what a process and a loop pay once (the framework's lazy imports, its HTTP
+    stack's first client) is not drawn as an empty stretch of the workflow span, as if the
+    run spent it. Only on a model that costs nothing (the scripted server, the in-process
+    model); a failure is left to the run."""
     with contextlib.suppress(Exception):
-        asyncio.run(_orchestrate(harness, [], [Turn.say("ready")], READY))
+        loop.run_until_complete(_orchestrate(harness, [], [Turn.say("ready")], READY))
+
+
+@contextlib.contextmanager
+def _event_loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """A loop for several ``run_until_complete`` calls, closed as ``asyncio.run`` closes
+    its own (``asyncio.Runner`` is Python 3.11+)."""
+    loop = asyncio.new_event_loop()
+    try:
+        yield loop
+    finally:
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
 
 
 def build_reviewers(
@@ -412,8 +427,13 @@ def _main(args: Any, trace_file: Path, distributed: Distributed | None = None) -
         if distributed is not None:  # the reviewers' service, its process stopped at the end
             reviewers = distributed.start(stack, integration, endpoint, trace_file)
         own_trace = distributed.own_trace if distributed is not None else trace_file
+        loop = stack.enter_context(_event_loop())
+        try:
+            harness = load_demo_harness(integration, endpoint)
+        except AgentSDKError as exc:
+            raise DemoError(_with_trace(str(exc), args)) from exc
         if endpoint is None or source == "scripted server":
-            _warm_up(integration, endpoint)  # no global tracer yet: it records nothing
+            _warm_up(loop, harness)  # no global tracer yet: it records nothing
         provider = configure_tracing("agent-sdk-demo", file=own_trace, set_global=True)
         export = None
         if args.otlp:
@@ -422,8 +442,14 @@ def _main(args: Any, trace_file: Path, distributed: Distributed | None = None) -
             if not getattr(args, "verbose", False):  # said once, below, in one line
                 stack.enter_context(_quiet("opentelemetry.exporter.otlp"))
         try:
-            result = asyncio.run(
-                run_demo(integration, approve=args.approve, endpoint=endpoint, reviewers=reviewers)
+            result = loop.run_until_complete(
+                run_demo(
+                    integration,
+                    approve=args.approve,
+                    endpoint=endpoint,
+                    harness=harness,
+                    reviewers=reviewers,
+                )
             )
         except AgentSDKError as exc:
             raise DemoError(_with_trace(str(exc), args)) from exc

@@ -60,16 +60,31 @@ def _attributes(model: str, provider: str, server_url: str | None) -> dict[str, 
     return attrs
 
 
-def _finish(span: Span, call: ModelCall) -> None:
+def _answered(call: ModelCall) -> dict[str, Any]:
+    """The attributes of what the model answered (``call``)."""
+    attrs: dict[str, Any] = {}
     if call.usage is not None:
-        span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, call.usage.input_tokens)
-        span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, call.usage.output_tokens)
+        attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = call.usage.input_tokens
+        attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = call.usage.output_tokens
     if call.response_model:
-        span.set_attribute(sc.GEN_AI_RESPONSE_MODEL, call.response_model)
+        attrs[sc.GEN_AI_RESPONSE_MODEL] = call.response_model
     if call.response_id:
-        span.set_attribute(sc.GEN_AI_RESPONSE_ID, call.response_id)
+        attrs[sc.GEN_AI_RESPONSE_ID] = call.response_id
     if call.finish_reasons:
-        span.set_attribute(sc.GEN_AI_RESPONSE_FINISH_REASONS, list(call.finish_reasons))
+        attrs[sc.GEN_AI_RESPONSE_FINISH_REASONS] = list(call.finish_reasons)
+    return attrs
+
+
+def _ended(error_type: str | None) -> dict[str, Any]:
+    """The outcome attributes of a call that ended (failed as ``error_type``, if given)."""
+    if error_type:
+        outcome = "cancelled" if error_type == "cancelled" else "error"
+        return {sc.ERROR_TYPE: error_type, sc.OUTCOME: outcome}
+    return {sc.OUTCOME: "ok"}
+
+
+def _finish(span: Span, call: ModelCall) -> None:
+    span.set_attributes(_answered(call))
 
 
 @contextmanager
@@ -117,24 +132,23 @@ def record_model_call(
     from ``time.time_ns()``), as a child of the current span."""
     if not _spans.tracing_enabled():
         return
+    # Everything is known already: one attribute dict at the start costs less than a
+    # set_attribute per attribute (each takes the span's lock and revalidates).
+    attrs = _attributes(model, provider, server_url)
+    attrs.update(_answered(ModelCall(usage, response_model, response_id, tuple(finish_reasons))))
+    attrs.update(_ended(error_type))
     span = _spans.tracer().start_span(
-        f"{sc.OP_CHAT} {model}",
-        kind=SpanKind.CLIENT,
-        attributes=_attributes(model, provider, server_url),
-        start_time=start_ns,
+        f"{sc.OP_CHAT} {model}", kind=SpanKind.CLIENT, attributes=attrs, start_time=start_ns
     )
-    _finish(span, ModelCall(usage, response_model, response_id, tuple(finish_reasons)))
-    _end_status(span, error_type)
+    if error_type:
+        span.set_status(Status(StatusCode.ERROR, error_type))
     span.end(end_time=end_ns if end_ns is not None else time.time_ns())
 
 
 def _end_status(span: Span, error_type: str | None) -> None:
+    span.set_attributes(_ended(error_type))
     if error_type:
-        span.set_attribute(sc.ERROR_TYPE, error_type)
-        span.set_attribute(sc.OUTCOME, "cancelled" if error_type == "cancelled" else "error")
         span.set_status(Status(StatusCode.ERROR, error_type))
-    else:
-        _spans.mark_ok(span)
 
 
 __all__ = ["ModelCall", "agent_span", "model_call", "record_model_call"]

@@ -93,7 +93,9 @@ class Driver:
     ) -> Runner:
         """An orchestrator with ``tools`` playing ``turns``. ``instrumented``: set up as a
         user of agent-sdk does to get its spans (the top agent's ``invoke_agent`` and a
-        ``chat`` span per model call); otherwise the framework's agent as it comes."""
+        ``chat`` span per model call) on runs while agent-sdk records spans
+        (``tracing_enabled()``); otherwise, and on runs while nothing records, the
+        framework's agent as it comes (a user who does not trace does not instrument)."""
         raise NotImplementedError
 
     @contextlib.asynccontextmanager
@@ -140,17 +142,18 @@ class AG2Driver(Driver):
     ) -> Runner:
         from ag2 import Agent
 
+        from agent_sdk.integration import tracing_enabled
         from agent_sdk_ag2 import ag2_instrument
         from agent_sdk_ag2.testing import ScriptedConfig
 
         # ScriptedConfig.create() makes a fresh client per ask(): the script restarts.
-        agent = Agent(
-            f"orchestrator{next(_names)}", config=ScriptedConfig(turns), tools=list(tools)
-        )
-        if instrumented:
-            ag2_instrument(agent)
+        name = f"orchestrator{next(_names)}"
+        plain = Agent(name, config=ScriptedConfig(turns), tools=list(tools))
+        traced = ag2_instrument(Agent(name, config=ScriptedConfig(turns), tools=list(tools)))
 
         async def run() -> Any:
+            # A user who does not trace does not instrument (as the other drivers).
+            agent = traced if instrumented and tracing_enabled() else plain
             return (await agent.ask("start")).body
 
         return Runner(run)
@@ -197,21 +200,26 @@ class AutogenDriver(Driver):
     ) -> Runner:
         from autogen_core import CancellationToken
 
+        from agent_sdk.integration import tracing_enabled
         from agent_sdk_autogen import autogen_instrument
         from agent_sdk_autogen.testing import scripted_agent
 
-        agent = scripted_agent(f"orchestrator{next(_names)}", turns, tools=tools)
-        if instrumented:
-            autogen_instrument(agent)
-        client = agent._model_client
+        name = f"orchestrator{next(_names)}"
+        plain = scripted_agent(name, turns, tools=tools)
+        traced = autogen_instrument(scripted_agent(name, turns, tools=tools))
+
+        def pick() -> Any:
+            # A user who does not trace does not instrument (as the other drivers).
+            return traced if instrumented and tracing_enabled() else plain
 
         async def run() -> Any:
-            result = await agent.run(task="start")
+            result = await pick().run(task="start")
             return result.messages[-1].content
 
         async def reset() -> None:
+            agent = pick()
             await agent.on_reset(CancellationToken())
-            client.reset()
+            agent._model_client.reset()
 
         return Runner(run, reset)
 
@@ -276,7 +284,7 @@ class OpenAIAgentsDriver(Driver):
         model = ScriptedModel(turns, name="orchestrator")
         agent = Agent(
             name=f"orchestrator{next(_names)}",
-            instructions="You fast_agent_instrument.",
+            instructions="You orchestrate.",
             model=model,
             tools=list(tools),
         )
@@ -356,33 +364,39 @@ class FastAgentDriver(Driver):
     def runner(
         self, tools: Sequence[Any], turns: Sequence[Turn], *, instrumented: bool = False
     ) -> Runner:
+        from agent_sdk.integration import tracing_enabled
         from agent_sdk_fast_agent import fast_agent_instrument
 
         internal = f"orchestrator_{next(_names)}"
-        self._agents[internal] = list(turns)
+        # Two agents of one declaration: the instrumented one runs while agent-sdk records
+        # spans, the plain one otherwise (a user who does not trace does not instrument).
+        names = (internal, f"{internal}_traced") if instrumented else (internal,)
         children = [t.internal for t in tools if isinstance(t, _NativeChild)]
-        if children:
-            self._children_of[internal] = children
+        for declared in names:
+            self._agents[declared] = list(turns)
+            if children:
+                self._children_of[declared] = children
         tools = [t for t in tools if not isinstance(t, _NativeChild)]
         holder: dict[str, Any] = {}
 
         def setup(app: Any) -> None:
-            agent = app[internal]
+            holder["plain"] = holder["traced"] = app[internal]
+            for tool in tools:
+                holder["plain"].add_tool(tool)
             if instrumented:
-                fast_agent_instrument(agent, tools=tools)
-            else:
-                for tool in tools:
-                    agent.add_tool(tool)
-            holder["agent"] = agent
+                holder["traced"] = fast_agent_instrument(app[names[1]], tools=tools)
 
         self._setups.append(setup)
 
+        def pick() -> Any:
+            return holder["traced"] if instrumented and tracing_enabled() else holder["plain"]
+
         async def run() -> Any:
-            reply = await holder["agent"].generate("start")
+            reply = await pick().generate("start")
             return reply.last_text()
 
         async def reset() -> None:
-            agent = holder["agent"]
+            agent = pick()
             agent.clear()
             agent.llm._agent_sdk_turn = 0
 
@@ -493,17 +507,19 @@ class AgentFrameworkDriver(Driver):
     ) -> Runner:
         from agent_framework import Agent
 
+        from agent_sdk.integration import tracing_enabled
         from agent_sdk_agent_framework import agent_framework_instrument
 
-        agent = Agent(
-            client=self._client(turns, "orchestrator"),
-            name=f"orchestrator{next(_names)}",
-            tools=list(tools),
+        name = f"orchestrator{next(_names)}"
+        plain, traced = (
+            Agent(client=self._client(turns, "orchestrator"), name=name, tools=list(tools))
+            for _ in range(2)
         )
-        if instrumented:
-            agent_framework_instrument(agent)
+        agent_framework_instrument(traced)
 
         async def run() -> Any:
+            # A user who does not trace does not instrument (as the other drivers).
+            agent = traced if instrumented and tracing_enabled() else plain
             # No session: every run is a fresh conversation (the client replays the script).
             return (await agent.run("start")).text
 

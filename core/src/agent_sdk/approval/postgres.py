@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent_sdk.approval.store import _COLUMNS, PendingApproval, _row
+from agent_sdk.approval.pending import _COLUMNS, PendingApproval, _row
 from agent_sdk.errors import ApprovalError
 
 if TYPE_CHECKING:

@@ -14,30 +14,17 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from agent_sdk.approval.pending import _COLUMNS, _row
+from agent_sdk.approval.pending import PendingApproval as PendingApproval  # its old home
 from agent_sdk.approval.ports import Decision
 from agent_sdk.context import new_id
 from agent_sdk.errors import ApprovalError
 from agent_sdk.spec import canonical_json
 
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class PendingApproval:
-    id: str
-    tool: str
-    arguments: dict[str, Any]
-    run_id: str
-    call_id: str | None
-    thread_id: str | None
-    status: str
-    created: float
-    reviewer: str | None = None
-    reason: str | None = None
 
 
 _SCHEMA = """
@@ -279,24 +266,6 @@ def _create_private(path: str) -> None:
     except OSError as exc:
         raise ApprovalError(f"cannot create approval store {path}: {exc.strerror}") from None
     os.close(fd)
-
-
-_COLUMNS = "id, tool, arguments, run_id, call_id, thread_id, status, created, reviewer, reason"
-
-
-def _row(row: Any) -> PendingApproval:
-    return PendingApproval(
-        id=row[0],
-        tool=row[1],
-        arguments=json.loads(row[2]),
-        run_id=row[3],
-        call_id=row[4],
-        thread_id=row[5],
-        status=row[6],
-        created=row[7],
-        reviewer=row[8],
-        reason=row[9],
-    )
 
 
 class DeferredApproval:

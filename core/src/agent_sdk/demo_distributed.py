@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import queue
-import signal
 import subprocess
 import sys
 import threading
@@ -230,14 +229,10 @@ def first_line(process: subprocess.Popen[str], timeout: float) -> str | None:
 
 
 def stop(process: subprocess.Popen[str], *, grace: float = 30.0) -> None:
-    """End the service as Ctrl-C would, so it flushes its trace file; killed if it lingers.
-    (Not SIGTERM: uvicorn re-raises it after its graceful shutdown, which ends the process
-    before serve-mcp writes its trace file.)"""
+    """End the service with SIGTERM (serve-mcp then stops cleanly and flushes its trace
+    file); killed if it lingers."""
     if process.poll() is None:
-        if os.name == "posix":
-            process.send_signal(signal.SIGINT)
-        else:  # pragma: no cover - no SIGINT for a child process there
-            process.terminate()
+        process.terminate()
         try:
             process.wait(timeout=grace)
         except subprocess.TimeoutExpired:

@@ -113,6 +113,10 @@ def cmd_trace_show(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from agent_sdk import demo
 
+    if getattr(args, "distributed", False):
+        from agent_sdk.demo_distributed import Distributed
+
+        return demo.main(args, lambda scratch: Distributed(args, scratch))
     return demo.main(args)
 
 

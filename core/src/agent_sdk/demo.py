@@ -23,7 +23,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
 
 from agent_sdk._integration import Integration
 from agent_sdk.approval import ApprovalPort, ApprovalRequest, AutoApprove, CallbackApproval, DenyAll
@@ -37,7 +37,6 @@ from agent_sdk.spec import ToolSpec
 from agent_sdk.tracing import configure_tracing, format_tree, load_trace_file
 
 if TYPE_CHECKING:
-    from agent_sdk.demo_distributed import Distributed
     from agent_sdk.scripted.server import ScriptedServer
 
 DEFAULT_ORDER = ("ag2", "openai-agents", "autogen", "fast-agent")
@@ -383,15 +382,33 @@ async def run_demo(
     }
 
 
-def main(args: Any) -> int:
+class Remote(Protocol):
+    """The reviewers served by another process (``agent_sdk.demo_distributed``): started
+    inside the demo's run, their trace file merged into the demo's at the end."""
+
+    service: str
+    own_trace: Path
+
+    def start(
+        self,
+        stack: contextlib.ExitStack,
+        integration: Integration,
+        endpoint: Endpoint | None,
+        trace_file: Path,
+    ) -> dict[str, Any]: ...
+
+    def merge(self, trace_file: Path) -> None: ...
+
+    def describe(self) -> str: ...
+
+
+def main(args: Any, remote: Callable[[Path], Remote] | None = None) -> int:
+    """The demo; ``remote`` makes the reviewers' service from the run's scratch folder
+    (``agent-sdk demo --distributed`` passes ``demo_distributed.Distributed``)."""
     with tempfile.TemporaryDirectory(prefix="agent-sdk-demo-") as scratch:
         # Without --trace-file the trace lives in a folder that is removed afterwards.
         trace_file = Path(args.trace_file) if args.trace_file else Path(scratch) / "t.json"
-        if getattr(args, "distributed", False):
-            from agent_sdk.demo_distributed import Distributed
-
-            return _main(args, trace_file, Distributed(args, Path(scratch)))
-        return _main(args, trace_file)
+        return _main(args, trace_file, remote(Path(scratch)) if remote else None)
 
 
 def _endpoint(args: Any, stack: contextlib.ExitStack) -> tuple[Endpoint, str]:
@@ -415,7 +432,7 @@ def _endpoint(args: Any, stack: contextlib.ExitStack) -> tuple[Endpoint, str]:
     return Endpoint(server.url, model or "scripted", api=api, stream=stream), "scripted server"
 
 
-def _main(args: Any, trace_file: Path, distributed: Distributed | None = None) -> int:
+def _main(args: Any, trace_file: Path, distributed: Remote | None = None) -> int:
     integration = pick_integration(args.framework)
     integration.check_framework()
     reviewers = None

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_sdk._integration import Integration
+from agent_sdk.demo import DEFAULT_ORDER, DemoError, build_reviewers, load_demo_harness
 from agent_sdk.errors import ConfigurationError
 from agent_sdk.scripted import ScriptedAgent
 from agent_sdk.scripted.endpoint import Endpoint
@@ -48,7 +49,6 @@ def reviewer_tools() -> list[ToolSpec]:
     the integration named in ``AGENT_SDK_DEMO_REVIEWERS_FRAMEWORK``, on the endpoint in
     ``AGENT_SDK_DEMO_REVIEWERS_ENDPOINT`` (none: the framework's in-process scripted model).
     Legal's own tax consultant and its inner legal are local agent tools of the service."""
-    from agent_sdk.demo import build_reviewers, load_demo_harness
     from agent_sdk.plugins import get_integration
 
     name = os.environ.get(ENV_FRAMEWORK)
@@ -90,7 +90,6 @@ def _endpoint_from_env() -> Endpoint | None:
 def reviewers_integration(orchestrator: Integration) -> Integration:
     """The integration the service runs the reviewers with: the orchestrator's, unless its
     agents cannot run outside their app's run (then the first installed that can)."""
-    from agent_sdk.demo import DEFAULT_ORDER
     from agent_sdk.plugins import integrations
 
     if orchestrator.name not in ALONE_UNSUPPORTED:
@@ -99,8 +98,6 @@ def reviewers_integration(orchestrator: Integration) -> Integration:
     for name in (*DEFAULT_ORDER, *sorted(able)):
         if name in able:
             return able[name]
-    from agent_sdk.demo import DemoError
-
     raise DemoError(
         f"--distributed: the reviewers cannot be served with {orchestrator.name} (its agents "
         "exist only inside its app's run) and no other integration is installed: "
@@ -110,7 +107,7 @@ def reviewers_integration(orchestrator: Integration) -> Integration:
 
 class Distributed:
     """The distributed part of one demo run: the service's process, the two trace files and
-    their merge. ``demo._main`` calls ``start``, ``merge`` and ``describe``."""
+    their merge: the demo's ``Remote``."""
 
     service = SERVICE
 
@@ -185,8 +182,6 @@ class Distributed:
     def _served_at(self, process: subprocess.Popen[str]) -> str:
         """The URL in the service's one line; DemoError with its last words if it ends or
         says nothing in time."""
-        from agent_sdk.demo import DemoError
-
         line = first_line(process, START_TIMEOUT)
         marker = " at http://"
         if line is not None and marker in line:

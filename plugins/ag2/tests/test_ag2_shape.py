@@ -123,6 +123,7 @@ def test_the_public_shape() -> None:
         "SpanMiddleware",
         "__version__",
         "ag2_agent_tool",
+        "ag2_agent_tool_spec",
         "ag2_instrument",
         "ag2_tool",
         "ag2_tools",

@@ -83,6 +83,25 @@ async def test_chat_plays_turns_in_order_with_parallel_calls_and_usage(server) -
     assert used["output_tokens"] == first.usage.completion_tokens + second.usage.completion_tokens
 
 
+async def test_input_tokens_count_the_output_schema_a_model_is_shown(server) -> None:
+    # A provider reads a structured-output schema as part of the prompt, as it reads tools.
+    key = server.script([Turn.say("{}")] * 4)
+    c = client(server)
+    messages = [{"role": "system", "content": key}, {"role": "user", "content": "go"}]
+    schema = {"name": "opinion", "schema": {**STRICT, "description": "x" * 400}, "strict": True}
+    plain = await c.chat.completions.create(model="m", messages=messages)
+    shaped = await c.chat.completions.create(
+        model="m", messages=messages, response_format={"type": "json_schema", "json_schema": schema}
+    )
+    assert shaped.usage.prompt_tokens >= plain.usage.prompt_tokens + 100
+    items = [{"role": "system", "content": key}, {"role": "user", "content": "go"}]
+    bare = await c.responses.create(model="m", input=items)
+    formatted = await c.responses.create(
+        model="m", input=items, text={"format": {"type": "json_schema", **schema}}
+    )
+    assert formatted.usage.input_tokens >= bare.usage.input_tokens + 100
+
+
 async def test_chat_stream_reassembles_and_reports_usage_only_when_asked(server) -> None:
     key = server.script([Turn.call(ToolCall("add", {"a": 7}, id="s1"), text="thinking")])
     c = client(server)

@@ -280,11 +280,7 @@ class ScriptedServer:
             if turn.text == ECHO:
                 turn = Turn(text="\n".join(conversation.texts), calls=turn.calls, delay=turn.delay)
             record.usage = {
-                "input_tokens": _tokens(
-                    json.dumps(
-                        [body.get(k) for k in ("instructions", "messages", "input", "tools")]
-                    )
-                ),
+                "input_tokens": _tokens(json.dumps([body.get(k) for k in _PROMPT_KEYS])),
                 "output_tokens": _tokens(
                     (turn.text or "") + "".join(_arguments(c) for c in turn.calls)
                 ),
@@ -424,6 +420,20 @@ def _sent_results(record: Recorded) -> Iterator[SentResult]:
 
 def _arguments(call: ToolCall) -> str:
     return call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
+
+
+_PROMPT_KEYS = (
+    "instructions",
+    "messages",
+    "input",
+    "tools",
+    "tool_choice",
+    "response_format",
+    "text",
+)
+"""What a provider reads as the prompt: the conversation, the tools, and the output schema
+(``response_format`` in Chat Completions, ``text.format`` in the Responses API), which a
+model is shown as surely as the tools."""
 
 
 def _tokens(text: str) -> int:

@@ -25,12 +25,12 @@ class RunSpanProcessor(SpanProcessor):
     """Stamps run id, path and depth on spans started inside a run that lack them."""
 
     def on_start(self, span: Span, parent_context: Any = None) -> None:
+        attributes = span.attributes or {}
+        if sc.RUN_ID in attributes:
+            return  # one of ours, or stamped already: asked first, it is most spans
         ctx = current_context()
         if ctx is None or RUN_VAR.get() is None:
             return
-        attributes = span.attributes or {}
-        if sc.RUN_ID in attributes:
-            return  # one of ours, or stamped already
         for key, value in base_attributes(ctx, ctx.path).items():
             if key not in attributes:  # a conversation id the framework set stays its own
                 span.set_attribute(key, value)

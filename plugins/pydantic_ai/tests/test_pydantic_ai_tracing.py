@@ -319,10 +319,13 @@ def test_a_traced_agent_records_nothing_and_wraps_nothing_while_agent_sdk_record
     assert names == ["chat function:look:", "invoke_agent solo"], names
 
 
-def test_a_traced_agents_override_model_gets_the_chat_spans(stamped: Any) -> None:
+@pytest.mark.parametrize("on", ["traced", "wrapped"])
+def test_an_overriding_model_gets_the_chat_spans(stamped: Any, on: str) -> None:
+    # Agent.override(model=...) wins over the model a run is given: on the traced agent or
+    # on the agent it wraps, the overriding model is the one with the chat spans.
     traced = pydantic_ai_instrument(scripted([Turn.say("first")], "solo"))
     other = FunctionModel(ScriptedFunction([Turn.say("second")]), model_name="other")
-    with traced.override(model=other):
+    with (traced if on == "traced" else traced.wrapped).override(model=other):
         assert run(traced) == "second"
     names = [s.name for s in stamped.get_finished_spans()]
     assert names[:2] == ["chat other", "invoke_agent solo"], names

@@ -38,7 +38,7 @@ import contextvars
 import copy
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -344,6 +344,14 @@ def _chat_spans(model: Any) -> Any:
     return ChatSpans(model)
 
 
+def _overriding_model(agent: Any) -> Any:
+    """The model an ``Agent.override(model=...)`` in force gives every run of ``agent`` (it
+    wins over the one a run is given), if any: it gets the chat spans for the run."""
+    option = getattr(agent, "_override_model", None)
+    chosen = option.get() if isinstance(option, contextvars.ContextVar) else None
+    return getattr(chosen, "value", None)
+
+
 class TracedAgent(WrapperAgent[Any, Any]):
     """``agent`` with the trace skeleton's ``invoke_agent`` and ``chat`` spans while agent-sdk
     records (see the module docstring); everything else is the wrapped agent's. Given to
@@ -361,22 +369,19 @@ class TracedAgent(WrapperAgent[Any, Any]):
         with agent_span(self.wrapped.name or "agent", provider=PROVIDER) as span:
             token = _own_usage.set(used)
             try:
-                chosen = _chat_spans(model if model is not None else self.wrapped.model)
-                async with self.wrapped.iter(user_prompt, model=chosen, **options) as run:
-                    yield run
+                overriding = _overriding_model(self.wrapped)
+                with (
+                    self.wrapped.override(model=_chat_spans(overriding))
+                    if overriding is not None
+                    else nullcontext()
+                ):
+                    chosen = _chat_spans(model if model is not None else self.wrapped.model)
+                    async with self.wrapped.iter(user_prompt, model=chosen, **options) as run:
+                        yield run
             finally:
                 _own_usage.reset(token)
                 span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, used.input_tokens)
                 span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, used.output_tokens)
-
-    @contextmanager
-    def override(self, *, model: Any = None, **options: Any) -> Iterator[None]:
-        """The wrapped agent's ``override``; an overriding model (which wins over the one
-        each run is given) gets the chat spans too."""
-        if model is not None:
-            options["model"] = _chat_spans(model)
-        with self.wrapped.override(**options):
-            yield
 
 
 def unwrapped(agent: AbstractAgent[Any, Any]) -> AbstractAgent[Any, Any]:

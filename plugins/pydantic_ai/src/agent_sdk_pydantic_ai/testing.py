@@ -8,8 +8,9 @@ with an ``Endpoint`` (``PydanticAIHarness(endpoint)``), every agent runs on pyda
 it, streamed (an ``event_stream_handler``, for the orchestrator and every child) when the
 endpoint streams.
 
-The orchestrator carries ``pydantic_ai_instrument()`` (pydantic-ai's spans in agent-sdk's
-trace); the children an agent tool runs are traced by the plugin itself.
+The orchestrator is traced as ``pydantic_ai_instrument(agent)`` traces it (the trace
+skeleton's spans, no capability in the run); the children an agent tool runs are traced by
+the plugin itself.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pydantic_ai import (
     RunContext,
     ToolDenied,
 )
+from pydantic_ai.agent import AbstractAgent
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -50,7 +52,7 @@ from agent_sdk_pydantic_ai._approval import (
     deferred_results,
 )
 from agent_sdk_pydantic_ai._tools import ERROR_METADATA_KEY
-from agent_sdk_pydantic_ai._tracing import pydantic_ai_instrument
+from agent_sdk_pydantic_ai._tracing import TracedAgent, traced
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -155,7 +157,7 @@ def paused_calls_of(requests: DeferredToolRequests) -> list[tuple[str, str, dict
 class PausedRun:
     """A run paused on deferred calls: what a host writes down, and the agent to resume."""
 
-    agent: Agent[Any, Any]
+    agent: AbstractAgent[Any, Any]
     history: str
     """``result.all_messages_json()`` at the pause."""
     requests: str
@@ -312,14 +314,15 @@ class PydanticAIHarness(Harness):
         instructions: str | None = None,
         *,
         pausable: bool = False,
-    ) -> Agent[Any, Any]:
-        return self._agent(
-            "orchestrator",
-            turns,
-            instructions=instructions or "You orchestrate.",
-            tools=tools,
-            output_type=[str, DeferredToolRequests] if pausable else str,
-            capabilities=[pydantic_ai_instrument()],
+    ) -> TracedAgent:
+        return traced(
+            self._agent(
+                "orchestrator",
+                turns,
+                instructions=instructions or "You orchestrate.",
+                tools=tools,
+                output_type=[str, DeferredToolRequests] if pausable else str,
+            )
         )
 
     def _report(self, result: Any) -> RunResult:

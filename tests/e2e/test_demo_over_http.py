@@ -3,6 +3,7 @@ against a real one, and one clear line (no traceback) when the endpoint cannot s
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -147,3 +148,47 @@ def test_endpoint_failures_end_in_one_clear_line(framework, tmp_path):
         trace = tmp_path / case.replace(" ", "-") / "t.json"
         spans = [s for t in json.loads(trace.read_text())["data"] for s in t["spans"]]
         assert any(s["operationName"] == "invoke_workflow contract-review" for s in spans), case
+
+
+@pytest.mark.parametrize("framework", ["openai-agents", "agent-framework", "pydantic-ai"])
+def test_the_demos_runs_share_one_client_so_the_trace_has_no_empty_setup(framework, monkeypatch):
+    # A new AsyncOpenAI costs tens of milliseconds of TLS set-up: made per orchestrator run
+    # (to build the agent, then for the run's loop), it was drawn as empty workflow span
+    # before each run. Now: one the agents are built with, one the loop's runs share.
+    from agent_sdk.plugins import get_integration
+    from agent_sdk.scripted.endpoint import Endpoint
+
+    made: list[Endpoint] = []
+    original = Endpoint.openai_client
+
+    def counted(self: Endpoint) -> object:
+        made.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Endpoint, "openai_client", counted)
+    with ScriptedServer(demo.script()) as server:
+        harness = demo.load_demo_harness(
+            get_integration(framework), Endpoint(server.url, "scripted")
+        )
+
+        async def main() -> list[str | None]:
+            async with harness.openai_connection():
+                return [
+                    (
+                        await demo._orchestrate(harness, [], [Turn.say("ready")], demo.READY)
+                    ).final_text
+                    for _ in range(3)
+                ]
+
+        assert asyncio.run(main()) == ["ready"] * 3
+    assert len(made) == 2, made
+
+
+def test_a_plain_http_endpoint_loads_no_ca_bundle_and_https_keeps_the_default() -> None:
+    from agent_sdk.scripted.endpoint import Endpoint
+
+    plain = Endpoint("http://127.0.0.1:9/v1", "m").http_client()
+    assert plain is not None and plain._transport._pool._ssl_context.get_ca_certs() == []
+    assert Endpoint("https://api.example.com/v1", "m").http_client() is None
+    client = Endpoint("https://api.example.com/v1", "m", api_key="k").openai_client()
+    assert client._client._transport._pool._ssl_context.get_ca_certs() != []

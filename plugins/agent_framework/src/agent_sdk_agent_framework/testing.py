@@ -216,14 +216,14 @@ class AgentFrameworkHarness(Harness):
     def endpoint_model(self, client: AsyncOpenAI | None = None) -> Any:
         """MAF's own OpenAI chat client over the endpoint (``OpenAIChatClient`` for the
         Responses API, ``OpenAIChatCompletionClient`` for Chat Completions), on ``client``
-        (default: a new ``AsyncOpenAI`` pointed at it; runs give every agent the client of
-        their event loop)."""
+        (default: the harness's ``built_client``; runs give every agent the client of their
+        event loop)."""
         endpoint = self.endpoint
         if endpoint is None:
             raise IntegrationError(f"{self.integration}: the harness has no endpoint")
         from agent_framework.openai import OpenAIChatClient, OpenAIChatCompletionClient
 
-        openai = client if client is not None else endpoint.openai_client()
+        openai = client if client is not None else self.built_client()
         if endpoint.api == "responses":
             return OpenAIChatClient(model=endpoint.model, async_client=openai)
         return OpenAIChatCompletionClient(model=endpoint.model, async_client=openai)

@@ -162,11 +162,13 @@ def _endpoint_client(
     (``autogen-ext[openai]``, a dependency of this plugin)."""
     from autogen_ext.models.openai import OpenAIChatCompletionClient
 
+    http = endpoint.http_client()  # passed on to AsyncOpenAI
     return OpenAIChatCompletionClient(
         model=endpoint.model,
         base_url=endpoint.base_url,
         api_key=endpoint.api_key,
         model_info=model_info or FUNCTION_CALLING,
+        **({"http_client": http} if http is not None else {}),
     )
 
 

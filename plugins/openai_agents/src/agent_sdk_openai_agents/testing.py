@@ -292,13 +292,13 @@ class OpenAIAgentsHarness(Harness):
     # -- the model: scripted in-process, or the SDK's OpenAI models over HTTP ------------
     def endpoint_model(self, client: AsyncOpenAI | None = None) -> Model:
         """The SDK's own model over the endpoint (``OpenAIResponsesModel`` or
-        ``OpenAIChatCompletionsModel``, as its API is), on ``client`` (default: a new
-        ``AsyncOpenAI`` pointed at it; runs give every agent the client of their loop)."""
+        ``OpenAIChatCompletionsModel``, as its API is), on ``client`` (default: the
+        harness's ``built_client``; runs give every agent the client of their loop)."""
         endpoint = self.endpoint
         if endpoint is None:
             raise IntegrationError(f"{self.integration}: the harness has no endpoint")
         if client is None:
-            client = endpoint.openai_client()
+            client = self.built_client()
         if endpoint.api == "responses":
             return OpenAIResponsesModel(model=endpoint.model, openai_client=client)
         return OpenAIChatCompletionsModel(model=endpoint.model, openai_client=client)

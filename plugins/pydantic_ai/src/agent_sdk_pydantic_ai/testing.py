@@ -173,15 +173,6 @@ async def _drain(ctx: RunContext[Any], events: AsyncIterable[Any]) -> None:
         pass
 
 
-@dataclass
-class _Connection:
-    """The client and model the harness's agents use while runs of one event loop last."""
-
-    client: AsyncOpenAI
-    model: Model
-    users: int = 0
-
-
 class PydanticAIHarness(Harness):
     """Drives ``Agent.run`` with a scripted ``FunctionModel`` for the contract kit, or with an
     endpoint pydantic-ai's own OpenAI models over HTTP (``apis``: Chat Completions and
@@ -207,20 +198,19 @@ class PydanticAIHarness(Harness):
     def __init__(self, endpoint: Endpoint | None = None) -> None:
         super().__init__(endpoint)
         self._http_agents: list[Agent[Any, Any]] = []
-        self._connections: dict[asyncio.AbstractEventLoop, _Connection] = {}
 
     # -- the model: scripted in-process, or pydantic-ai's OpenAI models over HTTP ----------
     def endpoint_model(self, client: AsyncOpenAI | None = None) -> Model:
         """pydantic-ai's own model over the endpoint (``OpenAIResponsesModel`` or
-        ``OpenAIChatModel``, as its API is), on ``client`` (default: a new ``AsyncOpenAI``
-        pointed at it; runs give every agent the client of their event loop)."""
+        ``OpenAIChatModel``, as its API is), on ``client`` (default: the harness's
+        ``built_client``; runs give every agent the client of their event loop)."""
         from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
         from pydantic_ai.providers.openai import OpenAIProvider
 
         endpoint = self.endpoint
         if endpoint is None:
             raise IntegrationError(f"{self.integration}: the harness has no endpoint")
-        provider = OpenAIProvider(openai_client=client or _endpoint_client(endpoint))
+        provider = OpenAIProvider(openai_client=client or self.built_client())
         if endpoint.api == "responses":
             return OpenAIResponsesModel(endpoint.model, provider=provider)
         return OpenAIChatModel(endpoint.model, provider=provider)
@@ -257,29 +247,15 @@ class PydanticAIHarness(Harness):
 
     @asynccontextmanager
     async def _connected(self) -> AsyncIterator[None]:
-        """Over an endpoint: one ``AsyncOpenAI`` per event loop for every agent the harness
-        built (an httpx connection cannot outlive its loop, and the kit pauses and resumes
-        runs in different loops), given to them with ``Agent.override`` for this context
-        and closed when the loop's last run ends."""
-        if self.endpoint is None:
-            yield
-            return
-        loop = asyncio.get_running_loop()
-        connection = self._connections.get(loop)
-        if connection is None:
-            client = _endpoint_client(self.endpoint)
-            connection = self._connections[loop] = _Connection(client, self.endpoint_model(client))
-        connection.users += 1
-        try:
-            async with AsyncExitStack() as stack:
+        """Over an endpoint: every agent the harness built on the event loop's shared
+        client (the base's ``openai_connection``), given to them with ``Agent.override`` for
+        this context."""
+        async with self.openai_connection() as client, AsyncExitStack() as stack:
+            if client is not None:
+                model = self.endpoint_model(client)
                 for agent in self._http_agents:
-                    stack.enter_context(agent.override(model=connection.model))
-                yield
-        finally:
-            connection.users -= 1
-            if connection.users == 0:
-                del self._connections[loop]
-                await connection.client.close()
+                    stack.enter_context(agent.override(model=model))
+            yield
 
     def _run_options(self) -> dict[str, Any]:
         streamed = self.endpoint is not None and self.endpoint.stream
@@ -402,15 +378,6 @@ def _still_pending(requests: DeferredToolRequests) -> Any:
             error = ToolError(ErrorKind.APPROVAL_PENDING, f"approval required: {pending}")
         answers[call.tool_call_id] = ToolDenied(error.to_model_text())
     return DeferredToolResults(approvals=answers)
-
-
-def _endpoint_client(endpoint: Endpoint) -> AsyncOpenAI:
-    """An ``AsyncOpenAI`` pointed at ``endpoint`` (no retries against the scripted server,
-    whose answers are final)."""
-    from openai import AsyncOpenAI
-
-    retries = 0 if endpoint.server is not None else 2
-    return AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key, max_retries=retries)
 
 
 __all__ = ["PausedRun", "PydanticAIHarness", "ScriptedFunction", "paused_calls_of", "seen_results"]

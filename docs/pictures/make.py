@@ -3,12 +3,12 @@
     python docs/pictures/make.py --jaeger-ui DIR [--frameworks ag2,autogen]
 
 For each installed framework: ``agent-sdk demo --framework X --trace-file`` writes the trace
-file, the Jaeger UI tools' ``view.sh`` (a static build of jaegertracing/jaeger-ui and a
-headless-Chromium script that uploads the file and screenshots each view) takes the
-pictures, and Pillow crops the empty space, scales and palettes them. ``DIR`` is the folder
-holding ``view.sh`` (or set ``AGENT_SDK_JAEGER_UI``); it needs node and Debian's
-``chromium``. The span count of every trace goes to ``pictures.json``, which the captions
-quote and the docs test checks.
+file (for the headline framework also with ``--distributed``: one trace, two services), the
+Jaeger UI tools' ``view.sh`` (a static build of jaegertracing/jaeger-ui and a headless-Chromium
+script that uploads the file and screenshots each view) takes the pictures, and Pillow crops
+the empty space, scales and palettes them. ``DIR`` is the folder holding ``view.sh`` (or set
+``AGENT_SDK_JAEGER_UI``); it needs node and Debian's ``chromium``. The span count of every
+trace goes to ``pictures.json``, which the captions quote and the docs test checks.
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 HERE = Path(__file__).resolve().parent
 HEADLINE = "ag2"
 """The framework whose timeline, detail and GenAI view the home and Jaeger pages show."""
 VIEWS = {"timeline": "timeline", "detail": "detail", "default-view": "genai"}
+TIMELINE = {"timeline": "timeline"}
+DISTRIBUTED = "distributed"
+"""The headline framework's demo with ``--distributed``: one trace over two services."""
 WIDTH = 1200
 
 
@@ -65,6 +68,35 @@ def spans_of(trace_file: Path) -> int:
     return sum(len(t.get("spans", [])) for t in data.get("data", []))
 
 
+class _Shooter:
+    """Runs the demo with some arguments, pictures its trace in the Jaeger UI, and notes the
+    trace's span count and depth in the index under the picture's name."""
+
+    def __init__(self, view: Path, scratch: Path, out: Path, index: dict[str, Any]) -> None:
+        self.view, self.scratch, self.out, self.index = view, scratch, out, index
+
+    def __call__(self, name: str, demo_args: list[str], views: dict[str, str]) -> None:
+        trace = self.scratch / f"{name}.json"
+        demo = [sys.executable, "-m", "agent_sdk", "demo", *demo_args]
+        subprocess.run([*demo, "--trace-file", str(trace)], check=True, capture_output=True)
+        shots = self.scratch / name
+        seen = subprocess.run(
+            ["bash", str(self.view), str(trace), str(shots)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        report = json.loads(seen.stdout.strip().splitlines()[-1])
+        spans = spans_of(trace)
+        if report.get("ui_spans") != spans or report.get("page_errors"):
+            raise SystemExit(f"{name}: the Jaeger UI showed {report} for {spans} spans")
+        for shot, label in views.items():
+            size = crop(Path(f"{shots}-{shot}.png"), self.out / f"{name}-{label}.png")
+            print(f"{name}-{label}.png {size[0]}x{size[1]}")
+        self.index[name] = {"spans": spans, "depth": report.get("depth")}
+        print(f"{name}: {spans} spans")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -83,27 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     index_file = out / "pictures.json"
     index = json.loads(index_file.read_text()) if index_file.is_file() else {}
     with tempfile.TemporaryDirectory(prefix="agent-sdk-pictures-") as scratch:
+        shoot = _Shooter(view, Path(scratch), out, index)
         for name in frameworks:
-            trace = Path(scratch) / f"{name}.json"
-            demo = [sys.executable, "-m", "agent_sdk", "demo", "--framework", name]
-            subprocess.run([*demo, "--trace-file", str(trace)], check=True, capture_output=True)
-            shots = Path(scratch) / name
-            seen = subprocess.run(
-                ["bash", str(view), str(trace), str(shots)],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            report = json.loads(seen.stdout.strip().splitlines()[-1])
-            spans = spans_of(trace)
-            if report.get("ui_spans") != spans or report.get("page_errors"):
-                raise SystemExit(f"{name}: the Jaeger UI showed {report} for {spans} spans")
-            views = VIEWS if name == HEADLINE else {"timeline": "timeline"}
-            for shot, label in views.items():
-                size = crop(Path(f"{shots}-{shot}.png"), out / f"{name}-{label}.png")
-                print(f"{name}-{label}.png {size[0]}x{size[1]}")
-            index[name] = {"spans": spans, "depth": report.get("depth")}
-            print(f"{name}: {spans} spans")
+            shoot(name, ["--framework", name], VIEWS if name == HEADLINE else TIMELINE)
+        if HEADLINE in frameworks:  # the reviewers served by a second process over MCP
+            shoot(f"{HEADLINE}-{DISTRIBUTED}", ["--framework", HEADLINE, "--distributed"], TIMELINE)
     index_file.write_text(json.dumps(dict(sorted(index.items())), indent=1) + "\n")
     return 0
 

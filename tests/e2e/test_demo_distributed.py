@@ -18,6 +18,8 @@ from agent_sdk.demo_distributed import SERVICE, reviewers_integration
 from agent_sdk.plugins import get_integration
 from agent_sdk.tracing.trace_file import merge_trace_files
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def agent_sdk(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -61,6 +63,8 @@ def test_one_trace_holds_both_services_in_one_tree(demo: tuple[Any, Path]) -> No
         "invoke_agent tax",
         "execute_tool technical",
     }
+    pictured = json.loads((ROOT / "docs" / "pictures" / "pictures.json").read_text())
+    assert len(spans) == pictured["ag2-distributed"]["spans"]  # the docs' picture is this
     for span in served:  # every service span hangs below the demo's root, same run
         assert tags(span)["agent_sdk.run_id"] == run_id, span["operationName"]
         seen, at = set(), span

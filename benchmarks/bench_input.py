@@ -8,9 +8,14 @@ loop (the plugin's contract harness). An ``orchestrator`` sub-agent sends the cl
 working notes while it calls a ``cite`` tool, then answers a JSON opinion; the orchestrator
 then answers. The ``generalist`` is one agent that does the same work alone (notes for all
 three aspects, three ``cite`` calls, the three opinions). Both run as agent tools under a
-``run_scope``, so every figure comes from the run's ``RunReport`` (each plugin's own usage
-accounting: characters sent to the model, and the tokens the scripted model reports).
-The reviewers' ``return_mode`` is all, last or json.
+``run_scope``, over HTTP through the framework's own OpenAI client against the scripted
+endpoint: the run's ``RunReport`` gives each plugin's own usage accounting (characters
+sent, tokens), and the endpoint's usage the input tokens a provider would bill (issue 33:
+every framework's hierarchy within 1.10x of the smallest). The reviewers' ``return_mode``
+is all, last or json.
+
+Tool definitions: the bytes of ``tools`` in the request for one ``cite`` tool, ours against
+the framework's own tool made from the same function (target: ours no larger).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 
 from agent_sdk import Executor, HierarchyLimits, ToolSpec, get_integration, run_scope
 from agent_sdk.scripted import ScriptedAgent, ToolCall, Turn
+from agent_sdk.scripted.server import ScriptedServer
 from benchmarks.common import emit, quiet_frameworks, versions
 
 REVIEWERS = ("legal", "tax", "technical")
@@ -56,13 +62,17 @@ PRECEDENT = (
 )
 
 
-def cite_spec() -> ToolSpec:
-    async def cite(topic: str) -> str:
-        return f"{PRECEDENT} (topic: {topic})"
+DESCRIPTION = "Look up precedent on a topic."
 
+
+async def cite(topic: str) -> str:
+    return f"{PRECEDENT} (topic: {topic})"
+
+
+def cite_spec() -> ToolSpec:
     return ToolSpec(
         name="cite",
-        description="Look up precedent on a topic.",
+        description=DESCRIPTION,
         handler=cite,
         input_schema={
             "type": "object",
@@ -76,8 +86,8 @@ def opinion(name: str) -> str:
     return json.dumps({"reviewer": name, **OPINIONS[name]})
 
 
-async def run_hierarchy(framework: str, mode: str) -> dict[str, Any]:
-    harness = get_integration(framework).load_harness()
+async def run_hierarchy(framework: str, mode: str, server: ScriptedServer) -> dict[str, Any]:
+    harness = get_integration(framework).load_harness(server.endpoint())
     cite = harness.export_tool(cite_spec(), executor=Executor())
     reviewers = [
         harness.export_agent_tool(
@@ -110,11 +120,11 @@ async def run_hierarchy(framework: str, mode: str) -> dict[str, Any]:
         ),
         return_mode="last",
     )
-    return await _drive(harness, orchestrator, "orchestrator")
+    return await _drive(harness, orchestrator, "orchestrator", server)
 
 
-async def run_generalist(framework: str) -> dict[str, Any]:
-    harness = get_integration(framework).load_harness()
+async def run_generalist(framework: str, server: ScriptedServer) -> dict[str, Any]:
+    harness = get_integration(framework).load_harness(server.endpoint())
     cite = harness.export_tool(cite_spec(), executor=Executor())
     generalist = harness.export_agent_tool(
         ScriptedAgent(
@@ -131,12 +141,13 @@ async def run_generalist(framework: str) -> dict[str, Any]:
         ),
         return_mode="last",
     )
-    return await _drive(harness, generalist, "generalist")
+    return await _drive(harness, generalist, "generalist", server)
 
 
-async def _drive(harness: Any, tool: Any, name: str) -> dict[str, Any]:
+async def _drive(harness: Any, tool: Any, name: str, server: ScriptedServer) -> dict[str, Any]:
     request = f"Review this clause for legal, tax and technical risks:\n{CLAUSE}"
     call = ToolCall(name, {"request": request})
+    before = len(server.calls())
     async with run_scope(limits=HierarchyLimits(max_depth=3)) as run:
         result = await harness.run([tool], [Turn.call(call), Turn.say("done")])
     seen = result.result(call.id).text
@@ -153,6 +164,7 @@ async def _drive(harness: Any, tool: Any, name: str) -> dict[str, Any]:
         for path, cost in sorted(run.report.per_path.items())
     }
     total = run.report.total
+    billed = server.calls()[before:]  # the harness's own top agent's calls included
     return {
         "per_path": per_path,
         "total": {
@@ -160,14 +172,40 @@ async def _drive(harness: Any, tool: Any, name: str) -> dict[str, Any]:
             "input_chars": total.input_chars,
             "input_tokens": total.input_tokens,
         },
+        "endpoint": {
+            "model_calls": len(billed),
+            "input_tokens": sum(r.usage.get("input_tokens", 0) for r in billed),
+        },
     }
+
+
+async def tool_definition_bytes(framework: str, server: ScriptedServer) -> dict[str, int]:
+    """Bytes of the request's ``tools`` for one ``cite`` tool: ours, and the framework's
+    own tool made from the same function (the benchmark driver's ``native_tool``)."""
+    from benchmarks.frameworks import DRIVERS
+
+    out = {}
+    for kind in ("native", "ours"):
+        harness = get_integration(framework).load_harness(server.endpoint())
+        tool = (
+            DRIVERS[framework]().native_tool(cite, name="cite", description=DESCRIPTION)
+            if kind == "native"
+            else harness.export_tool(cite_spec(), executor=Executor())
+        )
+        before = len(server.calls())
+        await harness.run([tool], [Turn.say("done")])
+        body = server.calls()[before].body
+        out[kind] = len(json.dumps(body.get("tools"), separators=(",", ":")))
+    return out
 
 
 async def measure(framework: str) -> dict[str, Any]:
     out: dict[str, Any] = {"framework": framework, "clause_chars": len(CLAUSE), "modes": {}}
-    out["generalist"] = await run_generalist(framework)
-    for mode in MODES:
-        out["modes"][mode] = await run_hierarchy(framework, mode)
+    with ScriptedServer() as server:
+        out["generalist"] = await run_generalist(framework, server)
+        for mode in MODES:
+            out["modes"][mode] = await run_hierarchy(framework, mode, server)
+        out["tool_definition_bytes"] = await tool_definition_bytes(framework, server)
     return out
 
 

@@ -362,6 +362,7 @@ def input_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
                     _n(orch["input_chars"]),
                     _n(total["input_chars"]),
                     _n(total["input_tokens"]),
+                    _n(r.get("endpoint", {}).get("input_tokens", 0)),
                     str(total["model_calls"]),
                     _n(gen["input_chars"]),
                     _n(gen["input_tokens"]),
@@ -375,6 +376,14 @@ def input_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
             f"{name}: orchestrator input with last {cuts['last']:.0%} smaller than all, json "
             f"{cuts['json']:.0%} (target: last/json cut it: {_mark(cuts['last'] > 0 and cuts['json'] > 0)})"
         )
+        sizes = inp.get("tool_definition_bytes")
+        if sizes:
+            verdicts.append(
+                f"{name}: one tool's definition on the wire ours {sizes['ours']} bytes, the "
+                f"framework's own tool {sizes['native']} (target: ours no larger: "
+                f"{_mark(sizes['ours'] <= sizes['native'])})"
+            )
+    verdicts.extend(_token_spread(results))
     return table(
         [
             "framework",
@@ -382,6 +391,7 @@ def input_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
             "orchestrator input chars",
             "hierarchy input chars",
             "hierarchy input tokens",
+            "endpoint input tokens (whole run)",
             "model calls",
             "generalist input chars",
             "generalist input tokens",
@@ -390,6 +400,28 @@ def input_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
         ],
         rows,
     )
+
+
+def _token_spread(results: dict[str, Any]) -> list[str]:
+    """Per return mode and for the generalist: the largest framework's input tokens (the
+    provider's usage over HTTP) against the smallest's (target ≤ 1.10×)."""
+    scenarios: dict[str, dict[str, int]] = {}
+    for name, res in results["frameworks"].items():
+        inp = res["input"]
+        scenarios.setdefault("generalist", {})[name] = inp["generalist"]["total"]["input_tokens"]
+        for mode, r in inp["modes"].items():
+            scenarios.setdefault(f"hierarchy, {mode}", {})[name] = r["total"]["input_tokens"]
+    lines = []
+    for scenario, tokens in scenarios.items():
+        if len(tokens) < 2 or min(tokens.values()) <= 0:
+            continue
+        low, high = min(tokens, key=tokens.__getitem__), max(tokens, key=tokens.__getitem__)
+        spread = tokens[high] / tokens[low]
+        lines.append(
+            f"input tokens, {scenario}: largest {high} {tokens[high]:,} / smallest {low} "
+            f"{tokens[low]:,} = {spread:.2f}× (target ≤ 1.10×: {_mark(spread <= 1.10)})"
+        )
+    return lines
 
 
 def profile_lines(results: dict[str, Any]) -> list[str]:

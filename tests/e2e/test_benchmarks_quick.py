@@ -63,6 +63,12 @@ def test_quick_benchmark_reports_every_row(tmp_path):
             paths = results["frameworks"][name]["input"]["modes"][mode]["per_path"]
             for reviewer in ("legal", "tax", "technical"):
                 assert paths[f"orchestrator/{reviewer}"]["calls"] == 1, paths
+            # over HTTP: the endpoint billed at least what the plugin charged the run
+            run = results["frameworks"][name]["input"]["modes"][mode]
+            assert run["endpoint"]["input_tokens"] >= run["total"]["input_tokens"] > 0, run
+        sizes = results["frameworks"][name]["input"]["tool_definition_bytes"]
+        assert sizes["ours"] > 50 and sizes["native"] > 50, sizes
+        assert f"{name}: one tool's definition on the wire ours {sizes['ours']} bytes" in report
         per_call_results = results["frameworks"][name]["calls"]["per_call"]
         assert per_call_results["ours|batch|10"]["us"]["n"] >= 1
         # the floor (native tool + one SDK span per call) ran beside ours, and is reported
@@ -72,6 +78,7 @@ def test_quick_benchmark_reports_every_row(tmp_path):
         for size in results["frameworks"][name]["fanout"]["sizes"].values():
             assert size["native"]["wall_s"]["n"] >= 1 and size["ours_vs_native"]["n"] >= 1
 
+    assert "input tokens, hierarchy, last: largest" in report
     assert len(rows(report, "fan_out")) == 2 + 1  # two fan-out sizes, one memory row
     for stage in (
         "bare await add(a, b)",

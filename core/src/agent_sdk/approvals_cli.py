@@ -2,16 +2,19 @@
 
 The store is ``--store PATH_OR_DSN`` or ``AGENT_SDK_APPROVALS``: a SQLite file, or a
 ``postgresql://`` DSN shared by many hosts. Everything shown comes from the store, which
-holds what models asked for: control characters are printed escaped, never as themselves.
+holds what models asked for: control characters are printed escaped, never as themselves,
+in errors too (an "already resolved" error names the reviewer another person typed).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import getpass
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,10 +48,10 @@ def add_parser(
     actions = approvals.add_subparsers(dest="approvals_command", required=True)
     listing = actions.add_parser("list", parents=[store], help="list approvals (pending ones)")
     listing.add_argument("--status", choices=STATUSES, default="pending")
-    listing.set_defaults(func=cmd_list)
+    listing.set_defaults(func=_escaped(cmd_list))
     show = actions.add_parser("show", parents=[store], help="show one approval in full")
     show.add_argument("id")
-    show.set_defaults(func=cmd_show)
+    show.set_defaults(func=_escaped(cmd_show))
     for name, approved in (("approve", True), ("deny", False)):
         decide = actions.add_parser(
             name, parents=[store], help=f"{name} a pending approval (once: it cannot be changed)"
@@ -56,7 +59,7 @@ def add_parser(
         decide.add_argument("id")
         decide.add_argument("--reason", help="why (the model sees it when denied)")
         decide.add_argument("--reviewer", help="who decides (default: your user name)")
-        decide.set_defaults(func=cmd_decide, approved=approved)
+        decide.set_defaults(func=_escaped(cmd_decide), approved=approved)
 
 
 def open_cli_store(target: str | None) -> ApprovalStore:
@@ -108,7 +111,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if entry is None:
-        raise ApprovalError(f"no approval with id {printable(args.id)!r}")
+        raise ApprovalError(f"no approval with id {args.id!r}")
     print(describe(entry))
     return 0
 
@@ -127,6 +130,20 @@ def cmd_decide(args: argparse.Namespace) -> int:
         f"{entry.id} {entry.status}{by}: {printable(entry.tool)} in run {printable(entry.run_id)}"
     )
     return 0
+
+
+def _escaped(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``command`` whose ApprovalError reaches the terminal with its control characters
+    escaped: the message may quote the store (a reviewer's name, an id as typed)."""
+
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except ApprovalError as exc:
+            raise ApprovalError(printable(str(exc))) from None
+
+    return run
 
 
 def describe(entry: PendingApproval) -> str:

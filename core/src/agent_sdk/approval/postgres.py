@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import functools
 import json
 import re
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_sdk.approval.pending import _COLUMNS, PendingApproval, _row
+from agent_sdk.approval.workers import StoreWorkers
 from agent_sdk.errors import ApprovalError
 
 if TYPE_CHECKING:
@@ -91,9 +89,7 @@ class PostgresApprovalStore:
         self._local = threading.local()
         self._connections: list[psycopg.Connection[Any]] = []
         self._connections_lock = threading.Lock()
-        self._worker = ThreadPoolExecutor(
-            max(1, pool_size), thread_name_prefix="agent-sdk-approval-store"
-        )
+        self._workers = StoreWorkers(pool_size, "agent-sdk-approval-store")
         self._run(self._migrate)
 
     # -- connections and transactions
@@ -199,8 +195,7 @@ class PostgresApprovalStore:
 
     async def call(self, fn: Callable[..., _T], *args: Any) -> _T:
         """Run the store method ``fn(*args)`` on one of the store's worker threads."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._worker, functools.partial(fn, *args))
+        return await self._workers.call(fn, *args)
 
     def get_or_create(self, key: str, record: PendingApproval) -> PendingApproval:
         return _row(self._run(lambda cur: _insert_and_read(cur, key, record)))
@@ -273,7 +268,7 @@ class PostgresApprovalStore:
         return self._run(body)
 
     def close(self) -> None:
-        self._worker.shutdown(wait=False)
+        self._workers.shutdown()
         with self._connections_lock:
             connections, self._connections = self._connections, []
         for conn in connections:

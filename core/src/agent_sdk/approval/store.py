@@ -3,9 +3,7 @@ hosts), resolved later, maybe elsewhere."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import functools
 import hashlib
 import json
 import os
@@ -13,13 +11,13 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from agent_sdk.approval.pending import _COLUMNS, _row
 from agent_sdk.approval.pending import PendingApproval as PendingApproval  # its old home
 from agent_sdk.approval.ports import Decision
+from agent_sdk.approval.workers import StoreWorkers
 from agent_sdk.context import new_id
 from agent_sdk.errors import ApprovalError
 from agent_sdk.spec import canonical_json
@@ -101,7 +99,7 @@ class SQLiteApprovalStore:
         self.path = str(path)
         self.retries = max(1, retries)
         self._lock = threading.Lock()
-        self._worker = ThreadPoolExecutor(1, thread_name_prefix="agent-sdk-approval-store")
+        self._workers = StoreWorkers(1, "agent-sdk-approval-store")
         if self.path != ":memory:" and not self.path.startswith("file:"):
             _create_private(self.path)
         try:
@@ -114,8 +112,7 @@ class SQLiteApprovalStore:
 
     async def call(self, fn: Callable[..., _T], *args: Any) -> _T:
         """Run the store method ``fn(*args)`` on the store's worker thread."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._worker, functools.partial(fn, *args))
+        return await self._workers.call(fn, *args)
 
     def _run(self, body: Callable[[sqlite3.Cursor], _T]) -> _T:
         """``body`` in one transaction: rolled back on any failure, retried while the file
@@ -241,7 +238,7 @@ class SQLiteApprovalStore:
         return self._run(body)
 
     def close(self) -> None:
-        self._worker.shutdown(wait=False)
+        self._workers.shutdown()
         self._conn.close()
 
 

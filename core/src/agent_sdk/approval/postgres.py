@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import threading
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent_sdk.approval.pending import _COLUMNS, PendingApproval, _row
+from agent_sdk.approval.sql_operations import SQLOperations
 from agent_sdk.approval.workers import StoreWorkers
 from agent_sdk.errors import ApprovalError
 
@@ -59,7 +57,7 @@ def is_dsn(target: object) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
-class PostgresApprovalStore:
+class PostgresApprovalStore(SQLOperations):
     """Pending approvals in PostgreSQL, for requesters and reviewers on many hosts.
 
     The same interface as ``SQLiteApprovalStore``. Every change is one transaction and
@@ -74,6 +72,11 @@ class PostgresApprovalStore:
     password masked; the next operation connects again, so the store recovers on its own
     when the server is back. Needs ``psycopg`` (``pip install 'agent-sdk[postgres]'``).
     """
+
+    table = TABLE
+    mark = "%s"
+    insert = "INSERT INTO"
+    insert_tail = " ON CONFLICT (key) DO NOTHING"
 
     def __init__(self, dsn: str, *, pool_size: int = 4, connect_timeout: float = 5.0) -> None:
         try:
@@ -197,76 +200,6 @@ class PostgresApprovalStore:
         """Run the store method ``fn(*args)`` on one of the store's worker threads."""
         return await self._workers.call(fn, *args)
 
-    def get_or_create(self, key: str, record: PendingApproval) -> PendingApproval:
-        return _row(self._run(lambda cur: _insert_and_read(cur, key, record)))
-
-    def claim(self, key: str, record: PendingApproval) -> tuple[PendingApproval, bool]:
-        """``get_or_create`` and, for an approved entry, ``consume`` in one transaction."""
-
-        def body(cur: psycopg.Cursor[Any]) -> tuple[PendingApproval, bool]:
-            entry = _row(_insert_and_read(cur, key, record))
-            return entry, entry.status == "approved" and _use(cur, entry.id)
-
-        return self._run(body)
-
-    def get(self, approval_id: str) -> PendingApproval | None:
-        row = self._run(
-            lambda cur: cur.execute(
-                f"SELECT {_COLUMNS} FROM {TABLE} WHERE id = %s", (approval_id,)
-            ).fetchone()
-        )
-        return _row(row) if row else None
-
-    def consume(self, approval_id: str) -> bool:
-        """Turn an approved entry into a used one; True for exactly one caller."""
-        return self._run(lambda cur: _use(cur, approval_id))
-
-    def resolve(
-        self, approval_id: str, *, approved: bool, reviewer: str | None, reason: str | None
-    ) -> PendingApproval:
-        def body(cur: psycopg.Cursor[Any]) -> tuple[bool, Any]:
-            cur.execute(
-                f"UPDATE {TABLE} SET status = %s, reviewer = %s, reason = %s, resolved = %s"
-                " WHERE id = %s AND status = 'pending' RETURNING id",
-                ("approved" if approved else "denied", reviewer, reason, time.time(), approval_id),
-            )
-            changed = cur.fetchone() is not None
-            row = cur.execute(
-                f"SELECT {_COLUMNS} FROM {TABLE} WHERE id = %s", (approval_id,)
-            ).fetchone()
-            return changed, row
-
-        changed, row = self._run(body)
-        if row is None:
-            raise ApprovalError(f"no approval with id {approval_id!r}")
-        entry = _row(row)
-        if not changed:
-            by = f" by {entry.reviewer}" if entry.reviewer else ""
-            raise ApprovalError(f"approval {approval_id} was already resolved ({entry.status}{by})")
-        return entry
-
-    def list(self, status: str | None = "pending") -> list[PendingApproval]:
-        def body(cur: psycopg.Cursor[Any]) -> list[Any]:
-            if status is None:
-                return cur.execute(f"SELECT {_COLUMNS} FROM {TABLE} ORDER BY created").fetchall()
-            return cur.execute(
-                f"SELECT {_COLUMNS} FROM {TABLE} WHERE status = %s ORDER BY created", (status,)
-            ).fetchall()
-
-        return [_row(r) for r in self._run(body)]
-
-    def purge(self, *, older_than: float) -> int:
-        """Delete finished (denied or used) entries older than ``older_than`` seconds."""
-
-        def body(cur: psycopg.Cursor[Any]) -> int:
-            cur.execute(
-                f"DELETE FROM {TABLE} WHERE status IN ('denied', 'used') AND created < %s",
-                (time.time() - older_than,),
-            )
-            return cur.rowcount
-
-        return self._run(body)
-
     def close(self) -> None:
         self._workers.shutdown()
         with self._connections_lock:
@@ -274,30 +207,3 @@ class PostgresApprovalStore:
         for conn in connections:
             with contextlib.suppress(Exception):
                 conn.close()
-
-
-def _insert_and_read(cur: psycopg.Cursor[Any], key: str, record: PendingApproval) -> Any:
-    cur.execute(
-        f"INSERT INTO {TABLE} (id, key, tool, arguments, run_id, call_id, thread_id, status,"
-        " created) VALUES (%s, %s, %s, %s, %s, %s, %s, 'pending', %s)"
-        " ON CONFLICT (key) DO NOTHING",
-        (
-            record.id,
-            key,
-            record.tool,
-            json.dumps(record.arguments, sort_keys=True, default=str),
-            record.run_id,
-            record.call_id,
-            record.thread_id,
-            record.created,
-        ),
-    )
-    return cur.execute(f"SELECT {_COLUMNS} FROM {TABLE} WHERE key = %s", (key,)).fetchone()
-
-
-def _use(cur: psycopg.Cursor[Any], approval_id: str) -> bool:
-    cur.execute(
-        f"UPDATE {TABLE} SET status = 'used' WHERE id = %s AND status = 'approved' RETURNING id",
-        (approval_id,),
-    )
-    return cur.fetchone() is not None

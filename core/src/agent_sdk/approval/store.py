@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import sqlite3
 import threading
@@ -14,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from agent_sdk.approval.pending import _COLUMNS, _row
 from agent_sdk.approval.pending import PendingApproval as PendingApproval  # its old home
 from agent_sdk.approval.ports import Decision
+from agent_sdk.approval.sql_operations import SQLOperations
 from agent_sdk.approval.workers import StoreWorkers
 from agent_sdk.context import new_id
 from agent_sdk.errors import ApprovalError
@@ -77,7 +76,7 @@ def open_store(target: str | os.PathLike[str]) -> ApprovalStore:
     return SQLiteApprovalStore(Path(target))
 
 
-class SQLiteApprovalStore:
+class SQLiteApprovalStore(SQLOperations):
     """Pending approvals in SQLite: a file survives restarts and is shared between processes.
 
     Every change runs in its own ``BEGIN IMMEDIATE`` transaction, so concurrent writers
@@ -88,6 +87,10 @@ class SQLiteApprovalStore:
     readable by its owner only (it holds pending arguments). Async callers
     (``DeferredApproval``) run the store on its own worker thread, never on the event loop.
     """
+
+    table = "approvals"
+    mark = "?"
+    insert = "INSERT OR IGNORE INTO"
 
     def __init__(
         self,
@@ -148,106 +151,9 @@ class SQLiteApprovalStore:
             )
         return f"approval store {self.path}: {exc}"
 
-    def get_or_create(self, key: str, record: PendingApproval) -> PendingApproval:
-        return _row(self._run(lambda cur: self._insert_and_read(cur, key, record)))
-
-    def claim(self, key: str, record: PendingApproval) -> tuple[PendingApproval, bool]:
-        """``get_or_create`` and, for an approved entry, ``consume`` in one transaction:
-        the entry, and whether this caller used the approval."""
-
-        def body(cur: sqlite3.Cursor) -> tuple[PendingApproval, bool]:
-            entry = _row(self._insert_and_read(cur, key, record))
-            return entry, entry.status == "approved" and _use(cur, entry.id)
-
-        return self._run(body)
-
-    @staticmethod
-    def _insert_and_read(cur: sqlite3.Cursor, key: str, record: PendingApproval) -> Any:
-        cur.execute(
-            "INSERT OR IGNORE INTO approvals (id, key, tool, arguments, run_id, call_id,"
-            " thread_id, status, created) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-            (
-                record.id,
-                key,
-                record.tool,
-                json.dumps(record.arguments, sort_keys=True, default=str),
-                record.run_id,
-                record.call_id,
-                record.thread_id,
-                record.created,
-            ),
-        )
-        return cur.execute(f"SELECT {_COLUMNS} FROM approvals WHERE key = ?", (key,)).fetchone()
-
-    def get(self, approval_id: str) -> PendingApproval | None:
-        row = self._run(
-            lambda cur: cur.execute(
-                f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (approval_id,)
-            ).fetchone()
-        )
-        return _row(row) if row else None
-
-    def consume(self, approval_id: str) -> bool:
-        """Turn an approved entry into a used one; True for exactly one caller."""
-        return self._run(lambda cur: _use(cur, approval_id))
-
-    def resolve(
-        self, approval_id: str, *, approved: bool, reviewer: str | None, reason: str | None
-    ) -> PendingApproval:
-        def body(cur: sqlite3.Cursor) -> tuple[bool, Any]:
-            cur.execute(
-                "UPDATE approvals SET status = ?, reviewer = ?, reason = ?, resolved = ?"
-                " WHERE id = ? AND status = 'pending'",
-                ("approved" if approved else "denied", reviewer, reason, time.time(), approval_id),
-            )
-            changed = cur.rowcount == 1
-            row = cur.execute(
-                f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (approval_id,)
-            ).fetchone()
-            return changed, row
-
-        changed, row = self._run(body)
-        if row is None:
-            raise ApprovalError(f"no approval with id {approval_id!r}")
-        entry = _row(row)
-        if not changed:
-            by = f" by {entry.reviewer}" if entry.reviewer else ""
-            raise ApprovalError(f"approval {approval_id} was already resolved ({entry.status}{by})")
-        return entry
-
-    def list(self, status: str | None = "pending") -> list[PendingApproval]:
-        def body(cur: sqlite3.Cursor) -> list[Any]:
-            if status is None:
-                return cur.execute(f"SELECT {_COLUMNS} FROM approvals ORDER BY created").fetchall()
-            return cur.execute(
-                f"SELECT {_COLUMNS} FROM approvals WHERE status = ? ORDER BY created", (status,)
-            ).fetchall()
-
-        return [_row(r) for r in self._run(body)]
-
-    def purge(self, *, older_than: float) -> int:
-        """Delete finished (denied or used) entries older than ``older_than`` seconds."""
-
-        def body(cur: sqlite3.Cursor) -> int:
-            cur.execute(
-                "DELETE FROM approvals WHERE status IN ('denied', 'used') AND created < ?",
-                (time.time() - older_than,),
-            )
-            return cur.rowcount
-
-        return self._run(body)
-
     def close(self) -> None:
         self._workers.shutdown()
         self._conn.close()
-
-
-def _use(cur: sqlite3.Cursor, approval_id: str) -> bool:
-    cur.execute(
-        "UPDATE approvals SET status = 'used' WHERE id = ? AND status = 'approved'",
-        (approval_id,),
-    )
-    return cur.rowcount == 1
 
 
 def _locked(exc: sqlite3.Error) -> bool:

@@ -229,7 +229,13 @@ class OpenAIAgentsDriver(Driver):
     name = harness_name = "openai-agents"
     distributions = ("openai-agents",)
 
+    MODE_ENV = "AGENT_SDK_BENCH_OPENAI_AGENTS_MODE"
+    """``mirror`` (default) or ``lean``: the plugin's tracing mode the ``ours`` variants are
+    instrumented with (``openai_agents_instrument(mode=...)``)."""
+
     def __init__(self) -> None:
+        import os
+
         from agents import set_tracing_disabled
 
         from agent_sdk_openai_agents.testing import OpenAIAgentsHarness
@@ -237,6 +243,9 @@ class OpenAIAgentsDriver(Driver):
         set_tracing_disabled(True)
         self.harness = OpenAIAgentsHarness()
         self._bridge: Any = None
+        self.mode = os.environ.get(self.MODE_ENV, "mirror")
+        if self.mode not in ("mirror", "lean"):
+            raise ValueError(f"{self.MODE_ENV}={self.mode!r}: 'mirror' or 'lean'")
 
     def _instrument(self) -> None:
         from agents import set_tracing_disabled
@@ -244,6 +253,10 @@ class OpenAIAgentsDriver(Driver):
         from agent_sdk_openai_agents import openai_agents_instrument
 
         if self._bridge is None:
+            if self.mode == "lean":
+                # Our spans without the SDK's trace (its tracing off on every run).
+                self._bridge = openai_agents_instrument(mode="lean")
+                return
             # Exclusive: the bridge alone (nothing exported to OpenAI).
             self._bridge = openai_agents_instrument(exclusive=True)
             set_tracing_disabled(False)
@@ -290,13 +303,15 @@ class OpenAIAgentsDriver(Driver):
         )
         # Our spans of the top agent and its model calls are the SDK's own, bridged
         # (openai_agents_instrument(), once per process): an instrumented run has the SDK trace it while
-        # agent-sdk's spans are recorded (the mode "noop" is a user with tracing off).
+        # agent-sdk's spans are recorded (the mode "noop" is a user with tracing off). In the
+        # lean mode (MODE_ENV=lean) they are agent-sdk's own and the SDK traces nothing.
         traced, untraced = RunConfig(), RunConfig(tracing_disabled=True)
         if instrumented:
             self._instrument()
+        lean = self.mode == "lean"
 
         async def run() -> Any:
-            config = traced if instrumented and tracing_enabled() else untraced
+            config = traced if instrumented and not lean and tracing_enabled() else untraced
             result = await SDKRunner.run(
                 agent, "start", run_config=config, max_turns=len(turns) + 2
             )

@@ -5,19 +5,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from agents import Agent, RunConfig, Runner
 from agents.tracing import Span, Trace, TracingProcessor, add_trace_processor, get_trace_provider
 from opentelemetry.trace import SpanKind
 
 from agent_sdk import Executor, ToolSpec, run_scope
 from agent_sdk.testing import ToolCall, Turn
+from agent_sdk.testing.contract import ContractSuite
 from agent_sdk.tracing import semconv as sc
 from agent_sdk_openai_agents import (
     openai_agents_agent_tool,
     openai_agents_instrument,
     openai_agents_tool,
 )
-from agent_sdk_openai_agents.testing import ScriptedModel
+from agent_sdk_openai_agents.testing import OpenAIAgentsHarness, ScriptedModel
 
 RC = RunConfig(tracing_disabled=False, workflow_name="review")
 
@@ -374,3 +376,207 @@ def test_the_harness_mirrors_the_sdk_traces_to_otel_only_while_it_runs(spans: An
     assert all(s.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == 10 for s in chats)
     assert not any(n.startswith("invoke_workflow agent-sdk") for n in names)
     assert {s.attributes[sc.RUN_ID] for s in finished} == {"run-h"}
+
+
+# -- the lean mode: the skeleton's spans without the SDK's trace --------------------------
+def skeleton_of(finished: Any) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """Every span as (name, its ancestors' names, the skeleton's attributes)."""
+    by_id = {s.context.span_id: s for s in finished}
+    keys = (
+        sc.GEN_AI_OPERATION_NAME,
+        sc.GEN_AI_PROVIDER_NAME,
+        sc.GEN_AI_AGENT_NAME,
+        sc.GEN_AI_REQUEST_MODEL,
+        sc.GEN_AI_USAGE_INPUT_TOKENS,
+        sc.GEN_AI_USAGE_OUTPUT_TOKENS,
+        sc.RUN_ID,
+        sc.PATH,
+        sc.DEPTH,
+    )
+    return sorted(
+        (
+            s.name,
+            ancestors(s, by_id),
+            {k: s.attributes[k] for k in keys if k in (s.attributes or {})},
+        )
+        for s in finished
+    )
+
+
+def test_lean_mode_has_the_mirrors_skeleton_and_the_sdk_traces_nothing(spans: Any) -> None:
+    """Same span names, parents and skeleton attributes as the mirror (its SDK ids aside),
+    and no SDK trace or span at all: a processor of the user's sees nothing."""
+    review_run()
+    mirrored = skeleton_of(spans.get_finished_spans())
+    spans.clear()
+    user = Counting()
+    user_traces: list[str] = []
+    user.on_trace_start = lambda trace: user_traces.append(trace.trace_id)  # type: ignore[method-assign]
+    add_trace_processor(user)
+    review_run(mode="lean")
+    finished = spans.get_finished_spans()
+    assert user.spans == 0 and user_traces == [], "the SDK built no trace and no span"
+    assert processors() == (user,), "the lean mode adds no processor"
+    assert not any("openai_agents.span_id" in (s.attributes or {}) for s in finished)
+    assert skeleton_of(finished) == mirrored
+    [chat] = [s for s in finished if s.name == "chat boss-model"][:1]
+    assert chat.kind == SpanKind.CLIENT
+    assert chat.attributes[sc.GEN_AI_RESPONSE_ID].startswith("resp_")
+    [boss] = [s for s in finished if s.name == "invoke_agent boss"]
+    assert boss.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == 20  # its own two calls only
+    # each chat span lies within its agent's span, timed on the request
+    for c in (s for s in finished if s.name.startswith("chat ")):
+        parent = next(s for s in finished if s.context.span_id == c.parent.span_id)
+        assert parent.start_time <= c.start_time <= c.end_time <= parent.end_time
+
+
+def test_lean_mode_leaves_the_sdk_as_it_was(spans: Any) -> None:
+    """Installed: the SDK's default runner and model resolution are wrapped, the user's
+    global tracing setting untouched; removed with the last installation."""
+    from agents.run import get_default_agent_runner
+    from agents.run_internal import run_loop
+    from agents.tracing import get_trace_provider
+
+    runner, resolve = get_default_agent_runner(), run_loop.get_model
+    disabled = get_trace_provider()._disabled  # type: ignore[attr-defined]
+    first = openai_agents_instrument(mode="lean")
+    second = openai_agents_instrument(mode="lean")
+    assert get_default_agent_runner() is not runner and run_loop.get_model is not resolve
+    first.uninstrument()
+    first.uninstrument()  # twice: once only
+    assert get_default_agent_runner() is not runner, "still one installation on"
+    second.uninstrument()
+    assert get_default_agent_runner() is runner and run_loop.get_model is resolve
+    assert get_trace_provider()._disabled == disabled  # type: ignore[attr-defined]
+    # and the mirror works as before
+    review_run()
+    assert any("openai_agents.span_id" in (s.attributes or {}) for s in spans.get_finished_spans())
+
+
+def test_lean_mode_without_a_run_scope_and_on_failure(spans: Any) -> None:
+    """Outside a run scope the run's spans carry one run id (the run config's trace id, as
+    the mirror); a failing model call gets an error chat span, its run an error agent span."""
+
+    class Broken(ScriptedModel):
+        async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("down")
+
+    lean = openai_agents_instrument(mode="lean")
+    try:
+        agent = Agent(name="a", model=ScriptedModel([Turn.say("hi")], name="m"))
+        config = RunConfig(trace_id="trace_0123456789abcdef0123456789abcdef")
+        assert asyncio.run(Runner.run(agent, "go", run_config=config)).final_output == "hi"
+        broken = Agent(name="b", model=Broken([Turn.say("hi")], name="m"))
+        try:
+            Runner.run_sync(broken, "go")
+        except RuntimeError:
+            pass
+        else:
+            raise AssertionError("the model call should have failed")
+    finally:
+        lean.uninstrument()
+    finished = spans.get_finished_spans()
+    first = [
+        s
+        for s in finished
+        if s.name in ("invoke_agent a", "chat m") and s.status.status_code.name != "ERROR"
+    ]
+    assert sorted(s.name for s in first) == ["chat m", "invoke_agent a"]
+    assert {s.attributes[sc.RUN_ID] for s in first} == {"trace_0123456789abcdef0123456789abcdef"}
+    assert {s.attributes[sc.PATH] for s in first} == {sc.ROOT_PATH}
+    [failed_chat] = [
+        s for s in finished if s.name == "chat m" and s.status.status_code.name == "ERROR"
+    ]
+    assert failed_chat.attributes[sc.ERROR_TYPE] == "RuntimeError"
+    [failed] = [s for s in finished if s.name == "invoke_agent b"]
+    assert failed.attributes[sc.ERROR_TYPE] == "RuntimeError"
+    assert failed_chat.parent.span_id == failed.context.span_id
+
+
+def test_lean_mode_records_nothing_while_agent_sdk_records_nothing() -> None:
+    """No provider: the runs go through untraced, and the SDK still traces nothing."""
+    user = Counting()
+    add_trace_processor(user)
+    lean = openai_agents_instrument(mode="lean")
+    try:
+        agent = Agent(name="a", model=ScriptedModel([Turn.say("hi")]))
+        assert asyncio.run(Runner.run(agent, "go")).final_output == "hi"
+    finally:
+        lean.uninstrument()
+    assert user.spans == 0
+
+
+class LeanHarness(OpenAIAgentsHarness):
+    """The harness in the lean mode (a class of the tests: the contract kit runs its
+    trace-skeleton case in this process)."""
+
+    def __init__(self) -> None:
+        super().__init__(lean=True)
+
+
+def test_c13_in_lean_mode(tmp_path: Any) -> None:
+    """The reviewers' hierarchy in the lean mode has the reference skeleton (C13)."""
+    ContractSuite().test_c13_the_reviewers_trace_has_the_reference_skeleton(LeanHarness(), tmp_path)
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_lean_mode_streamed_over_http(spans: Any, api: str) -> None:
+    """A streamed run on the SDK's own OpenAI models in the lean mode: the agent span ends
+    with the run loop, every streamed model call has its chat span with tokens."""
+    from agents import ModelSettings, OpenAIChatCompletionsModel, OpenAIResponsesModel
+    from openai import AsyncOpenAI
+
+    from agent_sdk.scripted.server import ScriptedServer
+
+    with ScriptedServer() as server:
+
+        async def main() -> Any:
+            client = AsyncOpenAI(base_url=server.url, api_key="k", max_retries=0)
+            kind = OpenAIResponsesModel if api == "responses" else OpenAIChatCompletionsModel
+            model = kind(model="scripted", openai_client=client)
+
+            def agent(name: str, turns: list[Turn], **kw: Any) -> Agent[Any]:
+                key = server.script(turns)
+                return Agent(name=name, instructions=f"You are {name}.\n\n{key}", model=model, **kw)
+
+            child = agent(
+                "analyst",
+                [Turn.call(ToolCall("add", {"a": 1, "b": 2})), Turn.say("3")],
+                tools=[openai_agents_tool(add_spec(), executor=Executor())],
+            )
+            top = agent(
+                "boss",
+                [Turn.call(ToolCall("analyst", {"request": "add"})), Turn.say("done")],
+                tools=[openai_agents_agent_tool(child, name="analyst")],
+                model_settings=ModelSettings(include_usage=True),
+            )
+            try:
+                async with run_scope("run-s", name="review"):
+                    result = Runner.run_streamed(top, "go")
+                    async for _ in result.stream_events():
+                        pass
+                    await asyncio.sleep(0)  # the run loop task's done callbacks
+                return result
+            finally:
+                await client.close()
+
+        lean = openai_agents_instrument(mode="lean")
+        try:
+            result = asyncio.run(main())
+        finally:
+            lean.uninstrument()
+    assert result.final_output == "done"
+    finished = spans.get_finished_spans()
+    by_id = {s.context.span_id: s for s in finished}
+    [boss] = [s for s in finished if s.name == "invoke_agent boss"]
+    assert ancestors(boss, by_id) == ["invoke_workflow review"]
+    chats = [s for s in finished if s.name == "chat scripted"]
+    assert len(chats) == 4 and all(s.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] > 0 for s in chats)
+    parents = sorted(ancestors(s, by_id)[0] for s in chats)
+    assert parents == ["invoke_agent analyst"] * 2 + ["invoke_agent boss"] * 2
+    assert boss.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == sum(
+        s.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS]
+        for s in chats
+        if ancestors(s, by_id)[0] == "invoke_agent boss"
+    )
+    assert {s.attributes[sc.RUN_ID] for s in finished} == {"run-s"}

@@ -34,16 +34,28 @@ OTel span ids are fresh (the SDK's ids are kept as ``openai_agents.span_id`` /
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import dataclasses
 import threading
+import time
+import weakref
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, overload
 
+from agents import Agent, RunConfig, RunResult, RunResultStreaming
+from agents.items import ModelResponse
+from agents.models.interface import Model
+from agents.run import AgentRunner, get_default_agent_runner, set_default_agent_runner
+from agents.run_internal import run_loop as _run_loop
 from agents.tracing import (
     Span,
     Trace,
     TracingProcessor,
     add_trace_processor,
+    gen_trace_id,
     get_trace_provider,
     set_trace_processors,
 )
@@ -51,8 +63,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace as otel_trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from agent_sdk import current_run
-from agent_sdk.integration import current_context, get_tracer
+from agent_sdk import IntegrationError, current_run
+from agent_sdk.integration import current_context, get_tracer, tracing_enabled
 from agent_sdk.integration import semconv as sc
 
 PROVIDER_NAME = "openai"
@@ -484,12 +496,36 @@ def _current_processors() -> tuple[TracingProcessor, ...] | None:
     return tuple(processors) if processors is not None else None
 
 
+Mode = Literal["mirror", "lean"]
+
+
+@overload
 def instrument(
     *,
     tracer_provider: otel_trace.TracerProvider | None = None,
     exclusive: bool = False,
     turn_spans: bool = False,
-) -> OpenTelemetryBridge:
+    mode: Literal["mirror"] = "mirror",
+) -> OpenTelemetryBridge: ...
+
+
+@overload
+def instrument(
+    *,
+    tracer_provider: otel_trace.TracerProvider | None = None,
+    exclusive: bool = False,
+    turn_spans: bool = False,
+    mode: Literal["lean"],
+) -> LeanTracing: ...
+
+
+def instrument(
+    *,
+    tracer_provider: otel_trace.TracerProvider | None = None,
+    exclusive: bool = False,
+    turn_spans: bool = False,
+    mode: Mode = "mirror",
+) -> OpenTelemetryBridge | LeanTracing:
     """Mirror the Agents SDK's traces into OpenTelemetry; returns the processor.
 
     The processor is added next to the SDK's other processors (its default OpenAI exporter
@@ -498,7 +534,20 @@ def instrument(
     own spans use (``agent_sdk.tracing.use_tracer_provider`` or the global one).
     ``turn_spans=True`` keeps the SDK's ``turn {n}`` spans (with each turn's usage) between
     an agent and its model and tool calls.
+
+    ``mode="lean"``: no processor; the SDK traces nothing of the runs and agent-sdk's spans
+    stand for them (see "the lean mode" above); returns the ``LeanTracing`` installed.
+    ``exclusive`` has nothing to replace there (the runs export nothing to OpenAI) and
+    ``turn_spans`` is refused (the lean mode has no turns).
     """
+    if mode == "lean":
+        if turn_spans:
+            raise ValueError("openai-agents: the lean mode has no turn spans (mode='mirror')")
+        lean = LeanTracing(tracer_provider)
+        _install_lean(lean)
+        return lean
+    if mode != "mirror":
+        raise ValueError(f"openai-agents: unknown tracing mode {mode!r} ('mirror' or 'lean')")
     bridge = OpenTelemetryBridge(tracer_provider, turn_spans=turn_spans)
     if exclusive:
         bridge._previous = _current_processors() or ()
@@ -524,3 +573,362 @@ def enter_tool_call(sdk_span: Span[Any] | None) -> object | None:
 def exit_tool_call(token: object | None) -> None:
     if token is not None:
         otel_context.detach(token)  # type: ignore[arg-type]
+
+
+# -- the lean mode: the skeleton's spans without the SDK's trace --------------------------
+# ``instrument(mode="lean")``. The SDK traces nothing of the runs (``tracing_disabled`` on
+# each run's own RunConfig: the user's global setting and processors are left alone);
+# agent-sdk's spans stand for them: ``invoke_agent {agent}`` around each run the SDK's
+# default runner starts (``Runner.run``, ``run_sync``, ``run_streamed``) and ``chat {model}``
+# per model request from a Model wrapper the run's model is resolved into. What it leaves
+# out (the mirror has them): the ``invoke_workflow`` root of a run outside a ``run_scope``,
+# one agent span per agent after a handoff (the run's agent span stands for the whole run),
+# handoff, guardrail, custom and MCP spans, turn spans, and spans of the SDK's own function
+# tools (export them with ``openai_agents_tool`` to trace them).
+
+_lean_run: contextvars.ContextVar[_LeanRun | None] = contextvars.ContextVar(
+    "agent_sdk_openai_agents_lean_run", default=None
+)
+
+
+@dataclass(slots=True)
+class _LeanRun:
+    """One traced run: where its chat spans go and what they carry."""
+
+    tracer: otel_trace.Tracer
+    attributes: dict[str, Any]  # run id, path and depth of the code that started the run
+    span: otel_trace.Span | None  # its invoke_agent span (None: agent-sdk's stands for it)
+    tokens: list[int] = field(default_factory=lambda: [0, 0])  # its own model calls'
+
+
+def _model_name(model: Model) -> str:
+    """The name a model calls itself (``OpenAIResponsesModel.model``, a test double's
+    ``name``), else its class name."""
+    for attribute in ("model", "name"):
+        value = getattr(model, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
+
+
+def _error_type(exc: BaseException) -> str:
+    # GeneratorExit: a stream closed before its end (its run cancelled).
+    cancelled = isinstance(exc, asyncio.CancelledError | GeneratorExit)
+    return "cancelled" if cancelled else type(exc).__qualname__
+
+
+def _failed(span: otel_trace.Span, exc: BaseException) -> None:
+    error = _error_type(exc)
+    span.set_attribute(sc.OUTCOME, "cancelled" if error == "cancelled" else "error")
+    span.set_attribute(sc.ERROR_TYPE, error)
+    span.set_status(Status(StatusCode.ERROR, error))
+
+
+class ChatSpans(Model):
+    """A model whose requests inside a lean-traced run each get a ``chat {model}`` span
+    (provider, request model, tokens, response id and model; no content), timed on the
+    request itself (one per attempt when the SDK retries), a child of the run's
+    ``invoke_agent`` span. Everything else is the wrapped model's."""
+
+    def __init__(self, wrapped: Model) -> None:
+        self.wrapped = wrapped
+        self.model_name = _model_name(wrapped)
+
+    def __getattr__(self, name: str) -> Any:
+        # Provider-specific hooks the SDK looks up by name (``_supports_default_...``).
+        if name == "wrapped":  # not set yet (a copy being built): no recursion
+            raise AttributeError(name)
+        return getattr(self.wrapped, name)
+
+    async def _cleanup_on_run_end(self, owner: object) -> None:
+        await self.wrapped._cleanup_on_run_end(owner)
+
+    async def close(self) -> None:
+        await self.wrapped.close()
+
+    def get_retry_advice(self, request: Any) -> Any:
+        return self.wrapped.get_retry_advice(request)
+
+    def _record(
+        self,
+        run: _LeanRun,
+        start_ns: int,
+        usage: Any = None,
+        response_id: str | None = None,
+        response_model: str | None = None,
+        error: BaseException | None = None,
+    ) -> None:
+        attrs = dict(run.attributes)
+        attrs[sc.GEN_AI_OPERATION_NAME] = OP_CHAT
+        attrs[sc.GEN_AI_PROVIDER_NAME] = PROVIDER_NAME
+        attrs[sc.GEN_AI_REQUEST_MODEL] = self.model_name
+        if usage is not None:
+            tokens_in = int(getattr(usage, "input_tokens", 0) or 0)
+            tokens_out = int(getattr(usage, "output_tokens", 0) or 0)
+            attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = tokens_in
+            attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = tokens_out
+            run.tokens[0] += tokens_in
+            run.tokens[1] += tokens_out
+        if response_id:
+            attrs[sc.GEN_AI_RESPONSE_ID] = response_id
+        if response_model:
+            attrs[sc.GEN_AI_RESPONSE_MODEL] = response_model
+        if error is None:
+            attrs[sc.OUTCOME] = "ok"
+        parent = run.span
+        span = run.tracer.start_span(
+            f"{OP_CHAT} {self.model_name}",
+            context=otel_trace.set_span_in_context(parent) if parent is not None else None,
+            kind=SpanKind.CLIENT,
+            attributes=attrs,
+            start_time=start_ns,
+        )
+        if error is not None:
+            _failed(span, error)
+        span.end()
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        run = _lean_run.get()
+        if run is None:
+            return await self.wrapped.get_response(*args, **kwargs)
+        start = time.time_ns()
+        try:
+            response = await self.wrapped.get_response(*args, **kwargs)
+        except BaseException as exc:
+            self._record(run, start, error=exc)
+            raise
+        self._record(run, start, response.usage, response.response_id)
+        return response
+
+    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        run = _lean_run.get()
+        stream: AsyncIterator[Any] = self.wrapped.stream_response(*args, **kwargs)
+        if run is None:
+            async for event in stream:
+                yield event
+            return
+        start = time.time_ns()
+        response: Any = None
+        try:
+            async for event in stream:
+                if getattr(event, "type", None) == "response.completed":
+                    response = event.response
+                yield event
+        except BaseException as exc:
+            self._record(run, start, error=exc)
+            raise
+        if response is None:
+            self._record(run, start)
+        else:
+            self._record(run, start, response.usage, response.id, getattr(response, "model", None))
+
+
+# One wrapper per model (the SDK notes every model a run resolves, by identity, to clean
+# it up at the end): dropped with the wrapper, which holds its model (so the id stays).
+_wrappers: weakref.WeakValueDictionary[int, ChatSpans] = weakref.WeakValueDictionary()
+
+
+def _chat_spans(model: Model) -> Model:
+    if isinstance(model, ChatSpans):
+        return model
+    wrapper = _wrappers.get(id(model))
+    if wrapper is None or wrapper.wrapped is not model:
+        wrapper = _wrappers[id(model)] = ChatSpans(model)
+    return wrapper
+
+
+def _untraced(kwargs: dict[str, Any]) -> None:
+    """The run's own RunConfig with the SDK's tracing off (a copy; a dict stays a dict, so
+    the runner still owns the model provider it makes for it)."""
+    config = kwargs.get("run_config")
+    if config is None:
+        kwargs["run_config"] = {"tracing_disabled": True}
+    elif isinstance(config, dict):
+        if not config.get("tracing_disabled"):
+            kwargs["run_config"] = {**config, "tracing_disabled": True}
+    elif not config.tracing_disabled:
+        kwargs["run_config"] = dataclasses.replace(config, tracing_disabled=True)
+
+
+class LeanTracing:
+    """The lean mode, installed (``instrument(mode="lean")``); ``uninstrument()`` removes
+    it. Installations share one runner: the first one's ``tracer_provider`` is used."""
+
+    def __init__(self, tracer_provider: otel_trace.TracerProvider | None = None) -> None:
+        self._provider = tracer_provider
+        self._runner: _LeanRunner | None = None
+
+    def _tracer(self) -> otel_trace.Tracer | None:
+        """Where this run's spans go, or None while nothing would record them."""
+        if self._provider is not None:
+            return self._provider.get_tracer("agent_sdk_openai_agents")
+        return get_tracer() if tracing_enabled() else None
+
+    def _open(self, agent: Any, kwargs: dict[str, Any]) -> _LeanRun | None:
+        tracer = self._tracer()
+        if tracer is None:
+            return None
+        config = kwargs.get("run_config")
+        trace_id: str | None = (
+            config.get("trace_id")
+            if isinstance(config, dict)
+            else getattr(config, "trace_id", None)
+        )
+        current = otel_trace.get_current_span()
+        outer = _lean_run.get()
+        attributes = _run_attributes(trace_id or gen_trace_id())
+        name = str(getattr(current, "name", "") or "")
+        if (outer is None or current is not outer.span) and name.startswith(
+            f"{sc.OP_INVOKE_AGENT} "
+        ):
+            # A sub-agent run by openai_agents_agent_tool: agent-sdk's invoke_agent span
+            # (not one of ours) already stands for it.
+            return _LeanRun(tracer, attributes, None)
+        agent_name = str(getattr(agent, "name", "") or "agent")
+        span = tracer.start_span(
+            f"{sc.OP_INVOKE_AGENT} {agent_name}",
+            attributes={
+                **attributes,
+                sc.GEN_AI_OPERATION_NAME: sc.OP_INVOKE_AGENT,
+                sc.GEN_AI_AGENT_NAME: agent_name,
+                sc.GEN_AI_PROVIDER_NAME: PROVIDER_NAME,
+            },
+        )
+        return _LeanRun(tracer, attributes, span)
+
+    def uninstrument(self) -> None:
+        """Remove the lean mode (with the last installation still on)."""
+        global _lean_users
+        with _lean_lock:
+            if self._runner is None:
+                return
+            self._runner = None
+            _lean_users -= 1
+            if _lean_users == 0:
+                _remove_lean()
+
+
+def _close(run: _LeanRun, error: BaseException | None) -> None:
+    span = run.span
+    if span is None:
+        return
+    span.set_attribute(sc.GEN_AI_USAGE_INPUT_TOKENS, run.tokens[0])
+    span.set_attribute(sc.GEN_AI_USAGE_OUTPUT_TOKENS, run.tokens[1])
+    if error is None:
+        span.set_attribute(sc.OUTCOME, "ok")
+    else:
+        _failed(span, error)
+    span.end()
+
+
+class _LeanRunner(AgentRunner):
+    """The SDK's default runner with the lean mode's spans and its tracing off per run;
+    ``run_sync`` goes through ``run``."""
+
+    def __init__(self, inner: AgentRunner, lean: LeanTracing) -> None:
+        self.inner = inner
+        self.lean = lean
+
+    async def run(self, starting_agent: Agent[Any], input: Any, **kwargs: Any) -> RunResult:
+        _untraced(kwargs)
+        run = self.lean._open(starting_agent, kwargs)
+        if run is None:
+            return await self.inner.run(starting_agent, input, **kwargs)
+        token = _lean_run.set(run)
+        entered = (
+            otel_context.attach(otel_trace.set_span_in_context(run.span))
+            if run.span is not None
+            else None
+        )
+        try:
+            result = await self.inner.run(starting_agent, input, **kwargs)
+        except BaseException as exc:
+            _close(run, exc)
+            raise
+        finally:
+            if entered is not None:
+                otel_context.detach(entered)
+            _lean_run.reset(token)
+        _close(run, None)
+        return result
+
+    def run_streamed(
+        self, starting_agent: Agent[Any], input: Any, **kwargs: Any
+    ) -> RunResultStreaming:
+        _untraced(kwargs)
+        run = self.lean._open(starting_agent, kwargs)
+        if run is None:
+            return self.inner.run_streamed(starting_agent, input, **kwargs)
+        # The run loop is a task made now: it takes this context (the span, the run) along.
+        token = _lean_run.set(run)
+        entered = (
+            otel_context.attach(otel_trace.set_span_in_context(run.span))
+            if run.span is not None
+            else None
+        )
+        try:
+            result = self.inner.run_streamed(starting_agent, input, **kwargs)
+        except BaseException as exc:
+            _close(run, exc)
+            raise
+        finally:
+            if entered is not None:
+                otel_context.detach(entered)
+            _lean_run.reset(token)
+        task = result.run_loop_task
+        if task is None:
+            _close(run, None)
+            return result
+
+        def done(task: asyncio.Task[Any]) -> None:
+            if task.cancelled():
+                _close(run, asyncio.CancelledError())
+                return
+            error = task.exception() or getattr(result, "_stored_exception", None)
+            _close(run, error)
+
+        task.add_done_callback(done)
+        return result
+
+
+def _lean_get_model(agent: Agent[Any], run_config: RunConfig) -> Model:
+    model = _original_get_model(agent, run_config)
+    return model if _lean_run.get() is None else _chat_spans(model)
+
+
+_lean_lock = threading.Lock()
+_lean_users = 0
+_lean_installed: _LeanRunner | None = None
+_original_get_model = _run_loop.get_model
+
+
+def _install_lean(lean: LeanTracing) -> None:
+    """The SDK's default runner becomes ours (around the one in place) and the run loop's
+    model resolution wraps the model of a traced run (``ChatSpans``). Both are the SDK's
+    internals (0.24: ``set_default_agent_runner``, ``run_internal.run_loop.get_model``)."""
+    global _lean_users, _lean_installed, _original_get_model
+    with _lean_lock:
+        if _lean_installed is None:
+            if not callable(getattr(_run_loop, "get_model", None)):
+                raise IntegrationError(
+                    "openai-agents: the lean mode needs agents.run_internal.run_loop.get_model"
+                )
+            _original_get_model = _run_loop.get_model
+            _lean_installed = _LeanRunner(get_default_agent_runner(), lean)
+            set_default_agent_runner(_lean_installed)
+            _run_loop.get_model = _lean_get_model
+        _lean_users += 1
+        lean._runner = _lean_installed
+
+
+def _remove_lean() -> None:
+    """(Under ``_lean_lock``, with the last installation gone.)"""
+    global _lean_installed
+    installed = _lean_installed
+    _lean_installed = None
+    if installed is None:
+        return
+    if get_default_agent_runner() is installed:
+        set_default_agent_runner(installed.inner)
+    if _run_loop.get_model is _lean_get_model:
+        _run_loop.get_model = _original_get_model

@@ -11,7 +11,9 @@ The SDK traces every run, mirrored into OpenTelemetry by the plugin's bridge
 ``invoke_agent`` and every model call's ``chat`` span come from the SDK's own agent and
 generation/response spans, and nothing is exported to OpenAI (the SDK's other processors
 are put back after the last run). ``sdk_tracing=False`` turns SDK tracing off per run
-(``RunConfig(tracing_disabled=True)``) and touches no global state.
+(``RunConfig(tracing_disabled=True)``) and touches no global state. ``lean=True`` runs in
+the plugin's lean mode instead (``instrument(mode="lean")`` while the runs last): the SDK
+traces nothing, agent-sdk's ``invoke_agent`` and ``chat`` spans stand for its runs.
 """
 
 from __future__ import annotations
@@ -233,10 +235,18 @@ _bridge_users = 0
 
 
 @contextmanager
-def _bridged(on: bool) -> Iterator[None]:
+def _bridged(on: bool, lean: bool = False) -> Iterator[None]:
     """While the harness's runs last: the SDK's traces go to OpenTelemetry only (one
-    exclusive bridge, shared by concurrent runs, removed with the last of them)."""
+    exclusive bridge, shared by concurrent runs, removed with the last of them); ``lean``:
+    the lean mode instead (installed once, shared the same way)."""
     global _bridge, _bridge_users
+    if lean:
+        installed = instrument(mode="lean")
+        try:
+            yield
+        finally:
+            installed.uninstrument()
+        return
     if not on:
         yield
         return
@@ -281,9 +291,13 @@ class OpenAIAgentsHarness(Harness):
         "with strict_json_schema=False."
     )
 
-    def __init__(self, endpoint: Endpoint | None = None, *, sdk_tracing: bool = True) -> None:
+    def __init__(
+        self, endpoint: Endpoint | None = None, *, sdk_tracing: bool = True, lean: bool = False
+    ) -> None:
         super().__init__(endpoint)
         self.sdk_tracing = sdk_tracing
+        self.lean = lean
+        """The plugin's lean mode instead of the bridge (``sdk_tracing`` is then moot)."""
         self.last_result: Any = None
         self.stream_events = 0
         """Events handed to ``on_stream`` by streamed child runs (over a streaming endpoint)."""
@@ -367,7 +381,7 @@ class OpenAIAgentsHarness(Harness):
     def run_config(self) -> RunConfig:
         return RunConfig(
             trace_id=gen_trace_id(),
-            tracing_disabled=not self.sdk_tracing,
+            tracing_disabled=self.lean or not self.sdk_tracing,
             workflow_name="orchestrator",  # a trace outside a run scope: no harness name
         )
 
@@ -401,7 +415,7 @@ class OpenAIAgentsHarness(Harness):
         agent = self._orchestrator(tools, turns, instructions)
         config = self.run_config()
         max_turns = len(turns) + 2
-        with _bridged(self.sdk_tracing):
+        with _bridged(self.sdk_tracing, self.lean):
             async with self._connected():
                 result = await self._run(agent, "start", config, max_turns)
                 return await self._finish(agent, result, config, max_turns)
@@ -437,7 +451,7 @@ class OpenAIAgentsHarness(Harness):
         config = self.run_config()
         max_turns = len(turns) + 2
         run_id = new_id("run")  # a host names its run, so its resumption is the same run
-        with _bridged(self.sdk_tracing):
+        with _bridged(self.sdk_tracing, self.lean):
             async with self._connected(), run_scope(run_id):
                 result = await self._run(agent, "start", config, max_turns)
         if not result.interruptions:
@@ -484,7 +498,7 @@ class OpenAIAgentsHarness(Harness):
         state = await RunState.from_string(paused.agent, blob)
         for item in state.get_interruptions():
             state.approve(item)
-        with _bridged(self.sdk_tracing):
+        with _bridged(self.sdk_tracing, self.lean):
             async with self._connected(), run_scope(paused.run_id):
                 result = await self._run(paused.agent, state, paused.config, paused.max_turns)
                 return await self._finish(paused.agent, result, paused.config, paused.max_turns)

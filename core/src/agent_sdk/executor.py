@@ -14,7 +14,8 @@ from agent_sdk.approval.admission import Admission
 from agent_sdk.approval.gate import ApprovalGate
 from agent_sdk.approval.ports import ApprovalPort
 from agent_sdk.approval.tokens import AUTHORITY, TokenAuthority
-from agent_sdk.context import CallContext, current_context, use_context
+from agent_sdk.context import CallContext, current_context
+from agent_sdk.context import _current as _CURRENT_CONTEXT
 from agent_sdk.deprecated import module_getattr
 from agent_sdk.errors import ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import to_json_text
@@ -102,25 +103,29 @@ class Executor:
         decided (a decision it kept for this call with ``decide_early``, else it decides
         now) and the executor runs exactly that, asking nobody again.
         """
-        ctx = ctx or current_context() or CallContext.new()
-        call = ctx
-
-        def attributes() -> dict[str, Any]:
-            attrs = _spans.base_attributes(call, (*call.path, spec.name))
-            attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_EXECUTE_TOOL
-            attrs[sc.GEN_AI_TOOL_NAME] = spec.name
-            attrs[sc.GEN_AI_TOOL_TYPE] = "function"
-            if call.call_id:
-                attrs[sc.GEN_AI_TOOL_CALL_ID] = call.call_id
-            return attrs
-
-        with _spans.span(f"execute_tool {spec.name}", attributes=attributes) as span:
-            capture = span.is_recording() and _spans.content_captured()
+        call = ctx or current_context() or CallContext.new()
+        with _spans.tool_span(call, spec.name) as span:
+            recording = span is not _spans.NO_SPAN_VALUE and span.is_recording()
+            capture = recording and _spans.content_captured()
             if capture:
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_ARGUMENTS, _as_text(arguments))
             try:
-                validated = await self._admitted(spec, arguments, ctx, gate)
-                value = await self._invoke(spec, validated, ctx)
+                # What _admitted does, with the common cases decided here: a call that
+                # needs no approval (validated at once), or a decision with nothing to
+                # consume or refuse.
+                if gate is None:
+                    gate = self._own_gate()
+                admission = gate.take(spec, arguments, call)
+                validated = None if admission is not None else gate._decide_plain(spec, arguments)
+                if validated is None:
+                    if admission is None:
+                        admission = await gate.decide(spec, arguments, call)
+                    if admission.token is None and admission.error is None:
+                        validated = admission.validated
+                        assert validated is not None
+                    else:
+                        validated = await self._accepted(spec, arguments, call, gate, admission)
+                value = await self._invoke(spec, validated, call)
                 text = result_text(spec.name, value)
             except HierarchyLimitError:
                 raise
@@ -142,7 +147,8 @@ class Executor:
                 span.set_attribute(sc.ERROR_TYPE, type(exc).__qualname__)
                 record_failure(call.call_id, error, run_id=call.run_id)
                 return ToolOutcome(spec.name, error.to_model_text(), error=error)
-            _spans.mark_ok(span)
+            if recording:
+                _spans.mark_ok(span)
             record_success(call.call_id, run_id=call.run_id)  # an earlier failure is stale
             if capture:
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_RESULT, text)
@@ -154,6 +160,18 @@ class Executor:
         """The validated arguments to run, as the gate decided them; raises the refusal."""
         gate = gate if gate is not None else self._own_gate()
         admission = gate.take(spec, arguments, ctx) or await gate.decide(spec, arguments, ctx)
+        return await self._accepted(spec, arguments, ctx, gate, admission)
+
+    async def _accepted(
+        self,
+        spec: ToolSpec,
+        arguments: Any,
+        ctx: CallContext,
+        gate: ApprovalGate,
+        admission: Admission,
+    ) -> BaseModel:
+        """What ``admission`` (``gate``'s decision) lets run: its token consumed by this
+        executor's authority, else its own gate's decision; raises the refusal."""
         if admission.token is not None and not self._consume(admission, ctx):
             # Not an approval of this call by this executor's authority (a gate built from
             # another authority, or a decision made for another call): its own gate decides.
@@ -187,8 +205,9 @@ class Executor:
         if ctx.token is not None:
             ctx = ctx.evolve(token=None)
         kwargs = spec.handler_kwargs(validated, ctx)
-        started = time.monotonic()
-        with use_context(ctx):
+        started = time.monotonic() if spec.timeout is not None else 0.0
+        entered = _CURRENT_CONTEXT.set(ctx)  # use_context(ctx), without its object
+        try:
             if spec.is_async:
                 call: Any = spec.handler(**kwargs)
             else:
@@ -213,6 +232,8 @@ class Executor:
                     tool=spec.name,
                     detail=f"did not finish within {spec.timeout:g}s",
                 ) from None
+        finally:
+            _CURRENT_CONTEXT.reset(entered)
 
 
 def result_text(tool: str, value: Any) -> str:

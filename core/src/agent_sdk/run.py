@@ -11,6 +11,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from agent_sdk.context import NO_EXTRA, CallContext, current_context, new_id, use_context
+from agent_sdk.context import _current as _CURRENT_CONTEXT
 from agent_sdk.errors import ConfigurationError
 from agent_sdk.response import Usage
 from agent_sdk.tracing import semconv as sc
@@ -203,8 +204,8 @@ def bind_call(
     framework's own conversation id. ``thread_id`` defaults to the conversation id; the
     path is the parent's (the sub-agents this call runs inside).
     """
-    parent = current_context()
-    run = current_run()
+    parent = _CURRENT_CONTEXT.get()  # current_context(), current_run(): one call each less
+    run = RUN_VAR.get()
     if run is not None:
         run_id = run.run_id
     elif parent is not None:

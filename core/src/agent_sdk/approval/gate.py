@@ -200,9 +200,20 @@ class ApprovalGate:
                 self.discard(dropped.token)
         return admission
 
+    def _decide_plain(self, spec: ToolSpec, arguments: Any) -> BaseModel | None:
+        """What ``decide`` hands over for a call of a spec that never needs approval
+        (``confirm=False``), decided at once: the validated arguments, the refusal
+        (tool-args-invalid) raised. None where ``decide`` must run: a spec that may need
+        approval, or a gate of a subclass (its decisions are its own)."""
+        if spec.confirm is not False or type(self) is not ApprovalGate:
+            return None
+        return spec.validate(arguments)
+
     def take(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> Admission | None:
         """The decision ``decide_early`` kept for this very call (same run, conversation,
         call id, spec and arguments), once; None when there is none."""
+        if not self.early._kept:  # the common case: nothing decided early
+            return None
         found, stale = self.early.take(spec, arguments, ctx)
         if stale is not None:
             self.discard(stale.token)

@@ -16,6 +16,7 @@ from agent_sdk.names import check_tool_name
 from agent_sdk.spec._arguments import (
     MAX_ARGUMENT_BYTES,
     MAX_ARGUMENT_DEPTH,
+    checked_arguments,
     clip,
     copy_arguments,
     declared_names,
@@ -75,6 +76,7 @@ class ToolSpec:
     _names: frozenset[str] = field(init=False, repr=False)
     _has_submodels: bool = field(init=False, repr=False)
     _is_async: bool = field(init=False, repr=False)
+    _fields: tuple[str, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_tool_name(self.name)
@@ -118,6 +120,7 @@ class ToolSpec:
             if name
         )
         self._names = declared_names(self._model)
+        self._fields = tuple(self._model.model_fields)
         self._has_submodels = any(
             mentions_model(f.annotation) for f in self._model.model_fields.values()
         )
@@ -137,20 +140,24 @@ class ToolSpec:
 
     def validate(self, arguments: Any) -> BaseModel:
         """Validate a dict or JSON text; raise ToolError(tool-args-invalid) naming what is wrong."""
-        arguments = parse_arguments(arguments, tool=self.name)
-        if self._model.model_config.get("extra") != "allow":
+        arguments = checked_arguments(arguments, tool=self.name)  # only read here
+        if type(arguments) is not dict:
+            arguments = dict(arguments)
+        if (
+            not self._known.issuperset(arguments)
+            and self._model.model_config.get("extra") != "allow"
+        ):
             # Unknown arguments are refused even where the model would ignore them: a model
             # that invents a parameter must learn it had no effect.
             unknown = [k for k in arguments if k not in self._known]
-            if unknown:
-                known = ", ".join(sorted(self._known)) or "none"
-                raise ToolError(
-                    ErrorKind.TOOL_ARGS_INVALID,
-                    f"invalid arguments for tool '{self.name}': unknown argument(s) "
-                    f"{', '.join(clip(repr(k)) for k in unknown[:5])}; known: {known}",
-                    tool=self.name,
-                    detail=f"{len(unknown)} unknown argument(s)",  # their names are input
-                )
+            known = ", ".join(sorted(self._known)) or "none"
+            raise ToolError(
+                ErrorKind.TOOL_ARGS_INVALID,
+                f"invalid arguments for tool '{self.name}': unknown argument(s) "
+                f"{', '.join(clip(repr(k)) for k in unknown[:5])}; known: {known}",
+                tool=self.name,
+                detail=f"{len(unknown)} unknown argument(s)",  # their names are input
+            )
         try:
             validated = self._model.model_validate(arguments)
         except ValidationError as exc:
@@ -160,7 +167,7 @@ class ToolSpec:
                 tool=self.name,
                 detail=validation_detail(exc, self._names),
             ) from None
-        nested = unknown_nested(validated, arguments) if self._has_submodels else []
+        nested = unknown_nested(validated, arguments) if self._has_submodels else None
         if nested:
             raise ToolError(
                 ErrorKind.TOOL_ARGS_INVALID,
@@ -180,7 +187,9 @@ class ToolSpec:
         if self.input_schema is not None:
             kwargs = validated.model_dump(mode="python")
         else:
-            kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+            model = type(validated)
+            names = self._fields if model is self._model else model.model_fields
+            kwargs = {name: getattr(validated, name) for name in names}
         if self._wants_ctx:
             kwargs["ctx"] = ctx
         return kwargs

@@ -21,6 +21,18 @@ MAX_ARGUMENT_DEPTH = 64
 
 def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
     """Turn a dict or JSON text into the arguments dict, or raise tool-args-invalid."""
+    return dict(checked_arguments(arguments, tool=tool))
+
+
+def checked_arguments(arguments: Any, *, tool: str) -> Mapping[str, Any]:
+    """``parse_arguments`` without its copy: the mapping given (once checked) or parsed from
+    the text, for a caller that only reads it."""
+    if type(arguments) is dict:  # parsed by the framework: every value is looked at
+        if not _flat_and_clean(arguments):
+            problem = _problem(arguments, values=True)
+            if problem:
+                raise _invalid(tool, problem)
+        return arguments
     shallow = from_text = False
     text = ""
     if isinstance(arguments, (bytes, bytearray)):
@@ -54,7 +66,7 @@ def parse_arguments(arguments: Any, *, tool: str) -> dict[str, Any]:
         problem = _problem(arguments, values=check_values)
         if problem:
             raise _invalid(tool, problem)
-    return dict(arguments)
+    return arguments
 
 
 def copy_arguments(value: Any, depth: int = 0) -> Any:
@@ -72,6 +84,32 @@ def copy_arguments(value: Any, depth: int = 0) -> Any:
 
 
 _IMMUTABLE: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+
+
+def _flat_and_clean(arguments: dict[Any, Any]) -> bool:
+    """Whether ``_problem(arguments, values=True)`` can only find nothing: a flat dict (string
+    keys; strings, numbers, bools and None as values) with only ASCII text, finite numbers,
+    and at most MAX_ARGUMENT_BYTES of text in all. Most arguments are; one look at each item
+    (one iterator) instead of the walk. Anything else is left to the walk."""
+    if MAX_ARGUMENT_DEPTH <= 0:
+        return False
+    size = 0
+    for key in arguments:
+        if type(key) is not str or not key.isascii():
+            return False
+        size += len(key)
+        value = arguments[key]
+        kind = type(value)
+        if kind is str:
+            if not value.isascii():
+                return False
+            size += len(value)
+        elif kind is float:
+            if not math.isfinite(value):
+                return False
+        elif kind not in _PLAIN:
+            return False
+    return size <= MAX_ARGUMENT_BYTES
 
 
 def _problem(value: Any, *, values: bool) -> str | None:

@@ -27,8 +27,10 @@ _state: dict[str, Any] = {
 }
 
 
-NO_SPAN: AbstractContextManager[Span] = nullcontext(trace.INVALID_SPAN)
-"""What ``span`` gives while tracing is off: one shared, reusable no-op block."""
+NO_SPAN_VALUE: Span = trace.INVALID_SPAN
+NO_SPAN: AbstractContextManager[Span] = nullcontext(NO_SPAN_VALUE)
+"""What ``span`` gives while tracing is off: one shared, reusable no-op block (giving
+``NO_SPAN_VALUE``, OpenTelemetry's invalid span, never recording)."""
 
 
 def tracer() -> trace.Tracer:
@@ -116,6 +118,28 @@ def span(
     if not tracing_enabled():
         return NO_SPAN
     return _RecordingSpan(name, kind, attributes() if callable(attributes) else attributes)
+
+
+def tool_span(ctx: CallContext, tool: str) -> AbstractContextManager[Span]:
+    """The ``execute_tool {tool}`` span of one call (``span`` with the executor's
+    attributes: ``base_attributes`` for the path ending in ``tool``, then the operation, the
+    tool's name and type, and the call id if any). While tracing is off nothing is built."""
+    if not tracing_enabled():
+        return NO_SPAN
+    path = ctx.path
+    attrs: dict[str, Any] = {
+        sc.RUN_ID: ctx.run_id,
+        sc.PATH: "/".join((*path, tool)) or sc.ROOT_PATH,
+        sc.DEPTH: len(path),
+    }
+    if ctx.thread_id:
+        attrs[sc.GEN_AI_CONVERSATION_ID] = ctx.thread_id
+    attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_EXECUTE_TOOL
+    attrs[sc.GEN_AI_TOOL_NAME] = tool
+    attrs[sc.GEN_AI_TOOL_TYPE] = "function"
+    if ctx.call_id:
+        attrs[sc.GEN_AI_TOOL_CALL_ID] = ctx.call_id
+    return _RecordingSpan(f"execute_tool {tool}", SpanKind.INTERNAL, attrs)
 
 
 class _RecordingSpan:

@@ -4,10 +4,13 @@ read the DOM, closed shadow roots included (Material renders mermaid diagrams in
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -157,12 +160,18 @@ def _error(event: dict[str, Any]) -> str | None:
 @contextmanager
 def chromium(binary: str) -> Iterator[Browser]:
     """A headless Chromium with a fresh profile, stopped on exit."""
-    with tempfile.TemporaryDirectory(prefix="agent-sdk-chromium-") as profile:
+    # Chromium's helper processes may still write to the profile after the browser exits:
+    # they share its process group, which is ended as a whole, and a file left behind by a
+    # dying helper does not fail the test.
+    with tempfile.TemporaryDirectory(
+        prefix="agent-sdk-chromium-", ignore_cleanup_errors=True
+    ) as profile:
         process = subprocess.Popen(
             [binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            start_new_session=True,
         )
         try:
             url = _devtools_url(process)
@@ -177,6 +186,8 @@ def chromium(binary: str) -> Iterator[Browser]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # the helpers left, if any
 
 
 def _devtools_url(process: subprocess.Popen[str]) -> str:

@@ -60,6 +60,33 @@ def test_the_childs_usage_is_merged_into_the_parents_and_charged_to_the_run() ->
     assert cost.usage.input_tokens > 0, "FunctionModel's estimate, charged as it is"
 
 
+def test_the_characters_a_child_sends_are_charged_as_every_plugin_counts_them() -> None:
+    # Each model request carries the instructions and the whole conversation so far: the
+    # prompt before the first call; prompt, the tool call and its result before the second.
+    instructions, prompt = "Count what you are asked to.", "count to three"
+    child = scripted(
+        [Turn.call(ToolCall("add", {"a": 1, "b": 2})), Turn.say("three")],
+        "counter",
+        tools=[add_tool()],
+        instructions=instructions,
+    )
+    parent = scripted(
+        [Turn.call(ToolCall("counter", {"request": prompt})), Turn.say("done")],
+        "boss",
+        tools=[pydantic_ai_agent_tool(child)],
+    )
+
+    async def main() -> Any:
+        async with run_scope() as run:
+            await parent.run("go")
+            return run
+
+    run = asyncio.run(main())
+    sent_first = len(instructions) + len(prompt)
+    sent_second = sent_first + len('{"a":1,"b":2}') + len("3")
+    assert run.report.per_path["counter"].usage.input_chars == sent_first + sent_second
+
+
 class Verdict(BaseModel):
     verdict: str
     score: int

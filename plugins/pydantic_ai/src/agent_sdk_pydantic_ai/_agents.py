@@ -19,7 +19,7 @@ decides the child's call again: approved once, a replay denied, edited arguments
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -35,6 +35,7 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     TextPart,
+    ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
@@ -82,6 +83,28 @@ def messages_of(result: Any) -> list[Message]:
             elif isinstance(part, ToolReturnPart):
                 out.append(Message("tool", _text(part.content)))
     return out
+
+
+def sent_chars(messages: Sequence[Any], start: int = 0) -> int:
+    """The characters a run sent to its model, as every plugin counts ``input_chars``: for
+    each model response from ``messages[start]`` on, the instructions of the request it
+    answered and the whole conversation before it (pydantic-ai sends the history with every
+    request; the responses before ``start`` were an earlier run's)."""
+    total = conversation = instructions = 0
+    for index, message in enumerate(messages):
+        if isinstance(message, ModelRequest):
+            instructions = len(message.instructions or "")
+        elif isinstance(message, ModelResponse) and index >= start:
+            total += instructions + conversation
+        conversation += sum(_part_chars(part) for part in getattr(message, "parts", ()))
+    return total
+
+
+def _part_chars(part: Any) -> int:
+    if isinstance(part, ToolCallPart):
+        return len(part.args_as_json_str())
+    content = getattr(part, "content", None)
+    return len(_text(content)) if content is not None else 0
 
 
 def usage_of(usage: RunUsage, delegated: RunUsage | None = None) -> Usage:
@@ -224,6 +247,8 @@ def agent_spec(
             usage=usage_of(usage, delegated),
             raw=result,
         )
+        every = result.all_messages()
+        response.usage.input_chars = sent_chars(every, len(every) - len(result.new_messages()))
         if isinstance(output, DeferredToolRequests):
             native = call.native_approvals if call is not None else None
             response.pending_approvals = _pending(output, native)

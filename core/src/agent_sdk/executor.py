@@ -110,21 +110,7 @@ class Executor:
             if capture:
                 span.set_attribute(sc.GEN_AI_TOOL_CALL_ARGUMENTS, _as_text(arguments))
             try:
-                # What _admitted does, with the common cases decided here: a call that
-                # needs no approval (validated at once), or a decision with nothing to
-                # consume or refuse.
-                if gate is None:
-                    gate = self._own_gate()
-                admission = gate.take(spec, arguments, call)
-                validated = None if admission is not None else gate._decide_plain(spec, arguments)
-                if validated is None:
-                    if admission is None:
-                        admission = await gate.decide(spec, arguments, call)
-                    if admission.token is None and admission.error is None:
-                        validated = admission.validated
-                        assert validated is not None
-                    else:
-                        validated = await self._accepted(spec, arguments, call, gate, admission)
+                validated = await self._admitted(spec, arguments, call, gate)
                 value = await self._invoke(spec, validated, call)
                 text = result_text(spec.name, value)
             except HierarchyLimitError:
@@ -159,19 +145,12 @@ class Executor:
     ) -> BaseModel:
         """The validated arguments to run, as the gate decided them; raises the refusal."""
         gate = gate if gate is not None else self._own_gate()
-        admission = gate.take(spec, arguments, ctx) or await gate.decide(spec, arguments, ctx)
-        return await self._accepted(spec, arguments, ctx, gate, admission)
-
-    async def _accepted(
-        self,
-        spec: ToolSpec,
-        arguments: Any,
-        ctx: CallContext,
-        gate: ApprovalGate,
-        admission: Admission,
-    ) -> BaseModel:
-        """What ``admission`` (``gate``'s decision) lets run: its token consumed by this
-        executor's authority, else its own gate's decision; raises the refusal."""
+        admission = gate.take(spec, arguments, ctx)
+        if admission is None:
+            plain = gate._decide_plain(spec, arguments)  # needs no approval: decided at once
+            if plain is not None:
+                return plain
+            admission = await gate.decide(spec, arguments, ctx)
         if admission.token is not None and not self._consume(admission, ctx):
             # Not an approval of this call by this executor's authority (a gate built from
             # another authority, or a decision made for another call): its own gate decides.

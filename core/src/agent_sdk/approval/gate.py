@@ -212,8 +212,6 @@ class ApprovalGate:
     def take(self, spec: ToolSpec, arguments: Any, ctx: CallContext) -> Admission | None:
         """The decision ``decide_early`` kept for this very call (same run, conversation,
         call id, spec and arguments), once; None when there is none."""
-        if not self.early._kept:  # the common case: nothing decided early
-            return None
         found, stale = self.early.take(spec, arguments, ctx)
         if stale is not None:
             self.discard(stale.token)

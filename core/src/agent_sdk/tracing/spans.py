@@ -126,14 +126,7 @@ def tool_span(ctx: CallContext, tool: str) -> AbstractContextManager[Span]:
     tool's name and type, and the call id if any). While tracing is off nothing is built."""
     if not tracing_enabled():
         return NO_SPAN
-    path = ctx.path
-    attrs: dict[str, Any] = {
-        sc.RUN_ID: ctx.run_id,
-        sc.PATH: "/".join((*path, tool)) or sc.ROOT_PATH,
-        sc.DEPTH: len(path),
-    }
-    if ctx.thread_id:
-        attrs[sc.GEN_AI_CONVERSATION_ID] = ctx.thread_id
+    attrs = base_attributes(ctx, (*ctx.path, tool))
     attrs[sc.GEN_AI_OPERATION_NAME] = sc.OP_EXECUTE_TOOL
     attrs[sc.GEN_AI_TOOL_NAME] = tool
     attrs[sc.GEN_AI_TOOL_TYPE] = "function"

@@ -23,7 +23,7 @@ QUICK = {
 }
 FULL = {
     "calls": {"blocks": 16, "reps": {"S0": 12, "S1": 12, "S10": 6}, "warmup": 6, "profile": True},
-    "fanout": {"sizes": [10, 100, 1000], "cap": 50, "reps": {1: 5, 10: 4, 100: 4, 1000: 4}},
+    "fanout": {"sizes": [10, 100, 1000], "cap": 50, "reps": {1: 5, 10: 8, 100: 8, 1000: 4}},
     # fan_out's children are plain coroutines (70 ms a run at 1,000): enough pairs for a
     # stable ratio against asyncio.gather
     "fanout_core": {"sizes": [10, 100, 1000], "cap": 50, "reps": {1: 15, 10: 8, 100: 8, 1000: 16}},

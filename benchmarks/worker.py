@@ -22,7 +22,7 @@ QUICK = {
     "executor": {"blocks": 2, "k": 50, "profile": False},
 }
 FULL = {
-    "calls": {"blocks": 16, "reps": {"S0": 12, "S1": 12, "S10": 6}, "warmup": 6, "profile": True},
+    "calls": {"blocks": 24, "reps": {"S0": 12, "S1": 12, "S10": 6}, "warmup": 6, "profile": True},
     "fanout": {"sizes": [10, 100, 1000], "cap": 50, "reps": {1: 5, 10: 8, 100: 8, 1000: 4}},
     # fan_out's children are plain coroutines (70 ms a run at 1,000): enough pairs for a
     # stable ratio against asyncio.gather

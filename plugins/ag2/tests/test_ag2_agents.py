@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
+import weakref
+from typing import Any
 
 import pytest
-from ag2 import Agent
+from ag2 import Agent, Context, tool
+from ag2.events import ModelRequest, ModelResponse
 from ag2.testing import TrackingConfig
 from ag2_helpers import call, kind, run_agent
 from pydantic import BaseModel
@@ -186,3 +191,67 @@ async def test_the_child_sees_only_the_request() -> None:
         [tool], [Turn.call(call("echoer", {"request": "only this"})), Turn.say("ok")]
     )
     assert results[0].text == "only this"
+
+
+async def test_concurrent_fresh_calls_share_no_history_or_state() -> None:
+    # Each call is a fresh child on its own stream; the streams of one agent tool share
+    # only AG2's subscriber models (built once, bound per stream: ChildStream), nothing a call
+    # changes. Two calls run inside the child's tool at the same time (each waits for the
+    # other), then a third runs on the warm models.
+    streams: list[Any] = []
+    subscribers: list[list[Any]] = []
+    both_inside = asyncio.Event()
+
+    @tool
+    async def note(text: str, context: Context) -> str:
+        """Note."""
+        streams.append(context.stream)
+        subscribers.append([model for _, model in context.stream._subscribers.values()])
+        if len(streams) == 2:
+            both_inside.set()
+        if len(streams) <= 2:
+            await asyncio.wait_for(both_inside.wait(), 30)  # both children are mid-run
+        return "noted"
+
+    child = Agent(
+        "worker",
+        config=ScriptedConfig([Turn.call(call("note", {"text": "x"})), Turn.echo()]),
+        tools=[note],
+    )
+    worker = ag2_agent_tool(child)
+    a, b, c = (call("worker", {"request": r}) for r in ("alpha", "beta", "gamma"))
+    async with run_scope() as state:
+        _, results, _ = await run_agent([worker], [Turn.call(a, b), Turn.call(c), Turn.say("done")])
+    # each child's model saw its own request and its own tool result, nothing else
+    assert sorted(r.text for r in results) == ["alpha\nnoted", "beta\nnoted", "gamma\nnoted"]
+    assert len({id(s) for s in streams}) == 3
+    asked = [await _own_request(stream) for stream in streams]
+    assert sorted(asked[:2]) == ["alpha", "beta"] and asked[2] == "gamma"
+    cost = state.report.per_path["worker"]
+    assert cost.calls == 3 and cost.usage.model_calls == 6
+    _assert_models_shared_calls_not(subscribers)
+    # and the tool keeps no stream of a finished call
+    refs = [weakref.ref(s) for s in streams]
+    del streams[:], subscribers[:], results
+    gc.collect()
+    assert [r() for r in refs] == [None, None, None]
+
+
+async def _own_request(stream: Any) -> str:
+    """The one request on a child's stream (which holds that child's two model responses)."""
+    events = await stream.history.get_events()
+    requests = [e.parts[0].content for e in events if isinstance(e, ModelRequest)]
+    assert len(requests) == 1 and sum(isinstance(e, ModelResponse) for e in events) == 2
+    return str(requests[0])
+
+
+def _assert_models_shared_calls_not(subscribers: list[list[Any]]) -> None:
+    """The concurrent children ran on one set of models (one pydantic model per shape),
+    each copy bound to its own stream's subscriber; no call is another stream's."""
+    first, second = ({m.serializer.model: m for m in s} for s in subscribers[:2])
+    assert first.keys() == second.keys() and len(first) >= 5
+    for shape, model in first.items():
+        assert model.call is not second[shape].call
+        assert model.custom_fields is second[shape].custom_fields
+    calls = [{id(m.call) for m in s} for s in subscribers]
+    assert not (calls[0] & calls[1]) and not (calls[1] & calls[2])

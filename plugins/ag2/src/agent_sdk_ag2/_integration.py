@@ -43,6 +43,10 @@ class AG2Integration(Integration["AgentSDKTool", "Agent"]):
         symbols=(
             "ag2:Agent",
             "ag2:MemoryStream",
+            "ag2:MemoryStream.subscribe",
+            "ag2:MemoryStream._subscribers",
+            "ag2:MemoryStream._interrupters",
+            "ag2.annotations:ContextField.use",
             "ag2.tools.types:FunctionTool.register",
             "ag2.tools.types:FunctionTool.source",
             "ag2.tools:ToolResult",

@@ -19,6 +19,13 @@ ratio is against its own single-child time; ``ours_vs_native`` is ours / native 
 
 Memory (``--memory N [--native]``, one fresh process per N): after a warm-up run, the peak
 RSS growth (sampled every 2 ms) during one uncapped run of N concurrent children.
+
+Per child (``fan_out`` only; ``--per-child`` runs it alone): what ``fan_out`` over
+``call_agent`` children inside a ``run_scope`` costs above ``asyncio.gather`` over the same
+bare invokes, with a child that answers at once (no sleep) and tracing off. CPU time
+(``time.process_time_ns``: other processes' turns on the CPU are not counted, though their
+load still slows the caches), the two interleaved in blocks; ``per_child_above_gather_us``
+is (ours - gather) / N between the fastest of k runs of each per block, median and min-max.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from agent_sdk import (
     run_scope,
 )
 from agent_sdk.scripted import ScriptedAgent, ToolCall, Turn
+from agent_sdk.tracing import use_tracer_provider
 from benchmarks.common import PeakRSS, emit, quiet_frameworks, summary, top_costs, versions
 
 CHILD_DELAY = 0.05
@@ -151,6 +159,59 @@ class CoreFanOut:
         return wall
 
 
+async def _instant(request: Any, ctx: Any) -> AgentResponse:
+    """A child that answers at once: what is left of a fan-out is its own cost."""
+    return AgentResponse(messages=[Message("assistant", "ok")], usage=Usage(model_calls=1))
+
+
+async def per_child_above_gather(
+    n: int = 1000, *, blocks: int = 15, k: int = 5
+) -> dict[str, float]:
+    """µs of CPU per child that ``fan_out`` over ``call_agent`` children (in a run_scope,
+    tracing off) costs above ``asyncio.gather`` over the same bare invokes: per block, k
+    runs of each, interleaved (which goes first alternates); (ours - gather) / n between the
+    fastest run of each."""
+    use_tracer_provider(None)  # tracing off, as the fan-out benchmark runs
+    requests = [f"item {i}" for i in range(n)]
+    calls = {
+        f"c{i}": functools.partial(call_agent, _instant, request, None, name="child")
+        for i, request in enumerate(requests)
+    }
+
+    async def ours() -> int:
+        async with run_scope() as run:
+            gc.collect()
+            t0 = time.process_time_ns()
+            result = await fan_out(calls)
+            cpu = time.process_time_ns() - t0
+        if not result.complete or run.report.per_path["child"].calls != n:
+            raise AssertionError(f"fan_out of {n} incomplete: {result.missing}")
+        return cpu
+
+    async def gather() -> int:
+        gc.collect()
+        t0 = time.process_time_ns()
+        responses = await asyncio.gather(*(_instant(r, None) for r in requests))
+        cpu = time.process_time_ns() - t0
+        if len(responses) != n:
+            raise AssertionError(f"gather of {n} returned {len(responses)}")
+        return cpu
+
+    for _ in range(2):  # warm-up
+        await ours()
+        await gather()
+    per_block = []
+    for block in range(blocks):
+        first, second = (ours, gather) if block % 2 == 0 else (gather, ours)
+        runs: dict[Callable[[], Awaitable[int]], list[int]] = {ours: [], gather: []}
+        for _ in range(k):
+            runs[first].append(await first())
+            runs[second].append(await second())
+        # The fastest of each: a neighbour's load only ever adds (shared caches).
+        per_block.append((min(runs[ours]) - min(runs[gather])) / n / 1000)
+    return summary(per_block)
+
+
 def target_for(name: str, sizes: list[int]) -> Any:
     return CoreFanOut(name, sizes) if name == "fan_out" else FrameworkFanOut(name, sizes)
 
@@ -199,6 +260,8 @@ async def scaling(name: str, sizes: list[int], cap: int, reps: dict[int, int]) -
                 o / nat for o, nat in zip(walls["uncapped"], walls["native"], strict=True)
             )
             out["sizes"][str(n)] = row
+        if isinstance(target, CoreFanOut):
+            out["per_child_above_gather_us"] = await per_child_above_gather()
     return out
 
 
@@ -250,11 +313,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory", type=int)
     parser.add_argument("--native", action="store_true", help="with --memory: the native tool")
     parser.add_argument("--profile", type=int, help="cProfile one uncapped run of this size")
+    parser.add_argument(
+        "--per-child",
+        action="store_true",
+        help="fan_out only: µs per child above asyncio.gather (CPU time), alone",
+    )
+    parser.add_argument("--blocks", type=int, default=15, help="with --per-child")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     quiet_frameworks()
-    if args.memory:
+    if args.per_child:
+        if args.target != "fan_out":
+            parser.error("--per-child measures the core's fan_out (--target fan_out)")
+        result = {
+            "target": args.target,
+            "per_child_above_gather_us": asyncio.run(per_child_above_gather(blocks=args.blocks)),
+        }
+    elif args.memory:
         result = asyncio.run(memory(args.target, args.memory, native=args.native))
     else:
         sizes = [int(s) for s in args.sizes.split(",") if s]

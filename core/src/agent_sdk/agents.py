@@ -15,7 +15,8 @@ from opentelemetry.trace import Span
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from agent_sdk._compat import wait_for
-from agent_sdk.context import CallContext, current_context, use_context
+from agent_sdk.context import CallContext
+from agent_sdk.context import _current as _CURRENT_CONTEXT
 from agent_sdk.errors import ConfigurationError, ErrorKind, HierarchyLimitError, ToolError
 from agent_sdk.extraction import ReturnMode, check_return_mode, extract
 from agent_sdk.names import model_name
@@ -31,6 +32,7 @@ from agent_sdk.run import (
 from agent_sdk.spec import ToolSpec
 from agent_sdk.tracing import semconv as sc
 from agent_sdk.tracing import spans as _spans
+from agent_sdk.tracing.spans import NO_SPAN_VALUE, tracing_enabled
 
 log = logging.getLogger("agent_sdk.hierarchy")
 
@@ -144,7 +146,7 @@ async def call_agent(
     provider: str = "agent_sdk",
 ) -> str:
     """Run one sub-agent under the run's guards; the text for the parent, or ToolError."""
-    parent = parent or current_context() or CallContext.new()
+    parent = parent or _CURRENT_CONTEXT.get() or CallContext.new()
     run = RUN_VAR.get()
     if run is None and (refusing := refusing_detached()) is not None:
         raise ToolError(
@@ -164,7 +166,8 @@ async def call_agent(
             )
         finally:
             RUN_VAR.reset(token)
-    path = (*parent.path, name)
+    parent_path = parent.path
+    path = (*parent_path, name)
     depth = len(path)
     limits = run.limits
     if depth > limits.max_depth:
@@ -176,7 +179,7 @@ async def call_agent(
             tool=name,
             detail=f"depth limit {limits.max_depth} at {'/'.join(path)}",
         )
-    if name in parent.path:
+    if name in parent_path:
         raise ToolError(
             ErrorKind.RECURSION,
             f"cannot call sub-agent '{name}': it is already in the call path "
@@ -184,7 +187,8 @@ async def call_agent(
             tool=name,
             detail=f"'{name}' already in the path {'/'.join(path)}",
         )
-    if not run.reserve():
+    reserved = limits.max_model_calls is not None  # the budget holds one call for it
+    if reserved and not run.reserve():
         held = f", {run.reserved} held by running sub-agents" if run.reserved else ""
         raise HierarchyLimitError(
             f"the run's budget of {limits.max_model_calls} model calls is spent "
@@ -192,9 +196,8 @@ async def call_agent(
             tool=name,
             detail=f"budget of {limits.max_model_calls} model calls spent ({run.spent} used)",
         )
-    reserved = limits.max_model_calls is not None
     path_text = "/".join(path)
-    child = CallContext(run_id=parent.run_id, path=path)
+    child = run.child_context(parent.run_id, path)
     wait = timeout or limits.child_timeout
     logging_on = log.isEnabledFor(logging.INFO)
     started = 0.0
@@ -208,22 +211,27 @@ async def call_agent(
     usage: Usage | None = None
     ran = False  # got its max_parallel slot: from here on it may be making model calls
     frame = ChildFrame()
-    semaphore = run.semaphore(parent.path)
+    semaphore = run.semaphore(parent_path) if limits.max_parallel else None
     try:
         if semaphore is not None:
             await semaphore.acquire()
         try:
             ran = True
-            with _agent_span(parent, path, name, provider) as span:
+            # The span's block, entered and left by hand: while tracing is off there is no
+            # span, not even a no-op block (most of a child's own cost, with the context).
+            recording = _agent_span(parent, path, name, provider) if tracing_enabled() else None
+            span = NO_SPAN_VALUE if recording is None else recording.__enter__()
+            try:
                 run.active += 1
                 frame_token = CHILD_VAR.set(frame)
+                context_token = _CURRENT_CONTEXT.set(child)  # use_context(child), no object
                 try:
-                    with use_context(child):
-                        if wait is None:
-                            response = await invoke(request, child)
-                        else:
-                            response = await _with_timeout(invoke(request, child), wait, name)
+                    if wait is None:
+                        response = await invoke(request, child)
+                    else:
+                        response = await _with_timeout(invoke(request, child), wait, name)
                 finally:
+                    _CURRENT_CONTEXT.reset(context_token)
                     CHILD_VAR.reset(frame_token)
                     run.active -= 1
                 if not isinstance(response, AgentResponse):
@@ -241,11 +249,17 @@ async def call_agent(
                 run.settle(path_text, usage, reserved=reserved)
                 reserved = False
                 text = extract(response, mode, agent=name)
-                if span.is_recording():
+                if recording is not None and span.is_recording():
                     _spans.set_usage(span, usage)
                     _spans.mark_ok(span)
-                outcome = "ok"
-                return text
+            except BaseException as exc:
+                if recording is not None:
+                    recording.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+            if recording is not None:
+                recording.__exit__(None, None, None)
+            outcome = "ok"
+            return text
         finally:
             if semaphore is not None:
                 semaphore.release()
@@ -354,7 +368,13 @@ async def fan_out(
     if max_parallel is not None and max_parallel < 1:
         raise ConfigurationError("max_parallel must be at least 1")
     if timeout is None and not max_parallel:  # no wrapper coroutine per call
-        outcomes = await asyncio.gather(*map(_started, calls.values()), return_exceptions=True)
+        started: list[Awaitable[Any]] = []
+        for factory in calls.values():  # a failed future for a factory that raises
+            try:
+                started.append(factory())
+            except Exception as exc:
+                started.append(_failed(exc))
+        outcomes = await asyncio.gather(*started, return_exceptions=True)
         return _sorted_out(calls, outcomes)
     semaphore = asyncio.Semaphore(max_parallel) if max_parallel else None
 
@@ -367,15 +387,12 @@ async def fan_out(
     return _sorted_out(calls, outcomes)
 
 
-def _started(factory: Callable[[], Awaitable[Any]]) -> Awaitable[Any]:
-    """``factory()``, or a failed future if calling it raised: its error is reported by
-    name like any other."""
-    try:
-        return factory()
-    except Exception as exc:
-        failed = asyncio.get_running_loop().create_future()
-        failed.set_exception(exc)
-        return failed
+def _failed(exc: Exception) -> Awaitable[Any]:
+    """A failed future, for a factory that raised: its error is reported by name like any
+    other call's."""
+    failed = asyncio.get_running_loop().create_future()
+    failed.set_exception(exc)
+    return failed
 
 
 def _sorted_out(calls: Mapping[str, Any], outcomes: list[Any]) -> FanOutResult:

@@ -53,13 +53,14 @@ class CallContext:
     ) -> None:
         if deprecated:
             token = _deprecated_token(deprecated, token)
-        setattr_ = object.__setattr__
-        setattr_(self, "run_id", run_id)
-        setattr_(self, "thread_id", thread_id)
-        setattr_(self, "call_id", call_id)
-        setattr_(self, "path", path)
-        setattr_(self, "token", token)
-        setattr_(self, "extra", extra)
+        # The slots' own setters (what object.__setattr__ finds past the frozen __setattr__,
+        # without looking each name up): every tool call and sub-agent makes a context.
+        _set_run_id(self, run_id)
+        _set_thread_id(self, thread_id)
+        _set_call_id(self, call_id)
+        _set_path(self, path)
+        _set_token(self, token)
+        _set_extra(self, extra)
 
     @property
     def approval(self) -> ApprovalToken | None:
@@ -84,6 +85,12 @@ class CallContext:
     @classmethod
     def new(cls, *, run_id: str | None = None, **fields: Any) -> CallContext:
         return cls(run_id=run_id or new_id("run"), **fields)
+
+
+_set_run_id, _set_thread_id, _set_call_id, _set_path, _set_token, _set_extra = (
+    vars(CallContext)[name].__set__
+    for name in ("run_id", "thread_id", "call_id", "path", "token", "extra")
+)
 
 
 def _deprecated_token(given: dict[str, Any], token: ApprovalToken | None) -> ApprovalToken | None:

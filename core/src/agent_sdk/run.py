@@ -118,6 +118,16 @@ class RunState:
         self.active = 0  # sub-agents running now
         # One bound per parent: siblings share it, a child never waits for its parent's slot.
         self._semaphores: dict[tuple[str, ...], asyncio.Semaphore] = {}
+        self._contexts: dict[tuple[str, ...], CallContext] = {}
+
+    def child_context(self, run_id: str, path: tuple[str, ...]) -> CallContext:
+        """The CallContext a sub-agent at ``path`` runs with (no thread, call id, token or
+        extra of its own). Made once per path: a CallContext is immutable, so siblings of
+        one name (a fan-out of N) share one instead of making N equal ones."""
+        ctx = self._contexts.get(path)
+        if ctx is None or ctx.run_id != run_id:
+            ctx = self._contexts[path] = CallContext(run_id, None, None, path)
+        return ctx
 
     def semaphore(self, parent_path: tuple[str, ...]) -> asyncio.Semaphore | None:
         if not self.limits.max_parallel:
@@ -147,9 +157,12 @@ class RunState:
             self.reserved -= 1
 
     def settle(self, path: str, usage: Usage, *, reserved: bool) -> None:
-        """A sub-agent ended (whatever the outcome): release its hold, charge its usage."""
-        self.release(reserved=reserved)
-        self.charge(path, usage)
+        """A sub-agent ended (whatever the outcome): release its hold, charge its usage
+        (``release`` then ``charge``, inline: every sub-agent settles)."""
+        if reserved and self.limits.max_model_calls is not None:
+            self.reserved -= 1
+        self.spent += usage.model_calls
+        self.report.add(path, usage)
 
     def charge(self, path: str, usage: Usage) -> None:
         self.spent += usage.model_calls

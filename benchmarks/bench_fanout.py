@@ -15,7 +15,10 @@ Native baseline, in the same process and interleaved with ours: the framework's 
 sub-agent tool (``Driver.native_agent_tool``: AG2 ``child.ask`` in a tool, AutoGen a
 FunctionTool running a fresh child, openai-agents ``Agent.as_tool``, fast-agent's
 Agents-as-Tools) and, for ``fan_out``, plain ``asyncio.gather`` over the same children. Its
-ratio is against its own single-child time; ``ours_vs_native`` is ours / native at equal N.
+ratio is against its own single-child time; ``ours_vs_native`` is ours / native at equal N
+(wall time), ``ours_vs_native_cpu`` the same by the process's CPU time, and
+``cpu_ms_per_child`` the CPU time of a whole run per child (the orchestrator's share
+included).
 
 Memory (``--memory N [--native]``, one fresh process per N): after a warm-up run, the peak
 RSS growth (sampled every 2 ms) during one uncapped run of N concurrent children.
@@ -239,23 +242,30 @@ async def scaling(name: str, sizes: list[int], cap: int, reps: dict[int, int]) -
         out["native_single_s"] = summary(singles["native"])
         for n in sizes:
             walls: dict[str, list[float]] = {k: [] for k in variants}
+            cpus: dict[str, list[float]] = {k: [] for k in variants}
             growths: dict[str, list[float]] = {k: [] for k in variants}
             for rep in range(reps.get(n, 1)):
                 order = ORDERS[rep % len(ORDERS)]
                 for label in order:
                     gc.collect()
                     with PeakRSS() as rss:
+                        c0 = time.process_time_ns()
                         walls[label].append(await variants[label](n))
+                        cpus[label].append((time.process_time_ns() - c0) / 1e6 / n)
                     growths[label].append(rss.growth)
             row: dict[str, Any] = {}
             for label in variants:
                 base = single["native" if label == "native" else "ours"]
                 row[label] = {
                     "wall_s": summary(walls[label]),
+                    "cpu_ms_per_child": summary(cpus[label]),
                     "ratio": summary(w / base for w in walls[label]),
                     "ideal": -(-n // cap) if label == "capped" else 1.0,
                     "peak_rss_growth_mib": summary(g / 2**20 for g in growths[label]),
                 }
+            row["ours_vs_native_cpu"] = summary(
+                o / nat for o, nat in zip(cpus["uncapped"], cpus["native"], strict=True)
+            )
             row["ours_vs_native"] = summary(
                 o / nat for o, nat in zip(walls["uncapped"], walls["native"], strict=True)
             )

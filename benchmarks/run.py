@@ -298,6 +298,15 @@ def executor_rows(results: dict[str, Any], verdicts: list[str]) -> tuple[list[st
     return table(head, stage_rows), table(["spans to", *head[1:]], span_rows)
 
 
+def _cpu_cells(row: dict[str, Any]) -> str:
+    if "ours_vs_native_cpu" not in row:  # results from before the CPU column
+        return "n/a"
+    nat, ours = row["native"]["cpu_ms_per_child"], row["uncapped"]["cpu_ms_per_child"]
+    return (
+        f"{nat['median']:.2f} / {ours['median']:.2f} ({row['ours_vs_native_cpu']['median']:.2f}×)"
+    )
+
+
 def fanout_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
     rows = []
     targets = {"fan_out": results["fan_out"], **results["frameworks"]}
@@ -316,6 +325,7 @@ def fanout_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
                     f"{nat['ratio']['median']:.2f}×",
                     f"{un['ratio']['median']:.2f}× (n={un['ratio']['n']})",
                     _ratio(row["ours_vs_native"]),
+                    _cpu_cells(row),
                     f"{cap['ratio']['median']:.2f}× (ideal {cap['ideal']:.0f}×, cap {f['cap']})",
                 ]
             )
@@ -346,6 +356,7 @@ def fanout_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
             "native N / single",
             "ours N / single",
             "ours / native at N",
+            "CPU ms per child native / ours (ratio)",
             "ours capped / single",
         ],
         rows,

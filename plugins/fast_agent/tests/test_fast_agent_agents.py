@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import BaseModel
@@ -145,6 +145,38 @@ async def test_output_model_gives_structured_json(app: Any) -> None:
         await agent.send("go")
         text, is_error = results(agent)["j1"]
     assert not is_error and json.loads(text) == {"verdict": "approve", "score": 3}
+
+
+class CountedVerdict(Verdict):
+    schemas_made: ClassVar[int] = 0
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        cls.schemas_made += 1
+        return super().model_json_schema(*args, **kwargs)
+
+
+async def test_output_schema_made_once_each_call_its_own_child(app: Any) -> None:
+    # Three concurrent calls of one structured agent tool: the schema is made once for the
+    # tool, yet every call is a fresh clone answering its own request (the judge echoes it).
+    asked = {f"j{i}": {"verdict": f"v{i}", "score": i} for i in range(3)}
+    scripts = {
+        "orch": [
+            Turn.call(*(ask("judge", json.dumps(v), id=k) for k, v in asked.items())),
+            Turn.say("done"),
+        ],
+        "judge": [Turn.echo()],
+    }
+    async with app(scripts) as fa:
+        tool = fast_agent_agent_tool(fa.judge, return_mode="json", output_model=CountedVerdict)
+        agent = fast_agent_instrument(fa.orch, tools=[tool])
+        await agent.send("go")
+        seen = results(agent)
+        assert fa.judge.message_history == []  # fresh: nothing merged into the template
+    assert CountedVerdict.schemas_made == 1
+    assert {k: (json.loads(text), err) for k, (text, err) in seen.items()} == {
+        k: (v, False) for k, v in asked.items()
+    }
 
 
 class Ticket(BaseModel):

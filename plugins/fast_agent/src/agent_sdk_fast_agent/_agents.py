@@ -140,6 +140,17 @@ def agent_spec(
         agent if not hasattr(agent, "spawn_detached_instance") else lambda: agent
     )
     source, target = _HISTORY[history]
+    # output_model's JSON schema, made once (pydantic does not cache model_json_schema(),
+    # ~0.35 ms a call) on the first call, not here: the model may still be rebuilt (forward
+    # references). Kept as text: each call parses its own dict, as fast-agent may adapt the
+    # schema it is given, and no child's change may reach another.
+    schema_text: list[str] = []
+
+    def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+        if not schema_text:
+            schema_text.append(json.dumps(model.model_json_schema()))
+        schema: dict[str, Any] = json.loads(schema_text[0])
+        return schema
 
     async def invoke(request: Any, ctx: CallContext) -> AgentResponse:
         template = resolve()
@@ -170,7 +181,7 @@ def agent_spec(
                     # structured_schema, not structured(model): in 0.10 only the former runs
                     # the tool loop; structured() stops at the first tool call.
                     parsed, response = await clone.structured_schema(
-                        [Prompt.user(prompt)], output_model.model_json_schema()
+                        [Prompt.user(prompt)], output_schema(output_model)
                     )
                     honour_cancellation(response)
                     if parsed is not None:

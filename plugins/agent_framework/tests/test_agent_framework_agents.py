@@ -103,6 +103,52 @@ def test_each_call_is_a_fresh_child_with_no_history() -> None:
     assert all(sum(m.role == "user" for m in sent) == 1 for sent in client.calls)
 
 
+def test_concurrent_children_count_only_their_own_model_calls() -> None:
+    """Children not streamed are metered by one chat middleware object shared by every call
+    and every agent tool: children of different lengths, running at once, each count their
+    own calls, see only their own request, and a child that fails is charged the calls it
+    made (its second one, which failed, included: a call counts once it is made)."""
+    rec = Recorder()
+
+    def worker(name: str, turns: list[Turn]) -> tuple[Any, ScriptedChatClient]:
+        client = ScriptedChatClient(turns, name=name)
+        add = agent_framework_tool(rec.add_spec(), executor=Executor())
+        return agent_framework_agent_tool(Agent(client=client, name=name, tools=[add])), client
+
+    step = Turn.call(ToolCall("add", {"a": 1, "b": 2}), delay=0.01)
+    long, long_client = worker("long", [step, step, Turn.say("long done", delay=0.01)])
+    short, short_client = worker("short", [Turn.echo(delay=0.02)])
+    broken, _ = worker("broken", [step])  # its second model call has no turn: it raises
+    calls = [
+        *(ToolCall("long", {"request": f"l{i}"}) for i in range(2)),
+        *(ToolCall("short", {"request": f"s{i}"}) for i in range(2)),
+        ToolCall("broken", {"request": "b"}),
+    ]
+    top = Agent(
+        client=ScriptedChatClient([Turn.call(*calls), Turn.say("done")]),
+        tools=[long, short, broken],
+    )
+
+    async def main() -> Any:
+        async with run_scope() as run:
+            response = await top.run("go")
+        return run, response
+
+    run, response = asyncio.run(main())
+    out = {r.call_id: r for r in seen_results([response])[0]}
+    assert [out[c.id].text for c in calls[:4]] == ["long done", "long done", "s0", "s1"]
+    assert out[calls[4].id].is_error
+    usage = {p: (c.calls, c.usage.model_calls) for p, c in run.report.per_path.items()}
+    assert usage == {"long": (2, 6), "short": (2, 2), "broken": (1, 2)}
+    assert len(long_client.calls) == 6 and len(short_client.calls) == 2
+    for sent in [*long_client.calls, *short_client.calls]:
+        users = [m.text for m in sent if m.role == "user"]
+        assert len(users) == 1, "a fresh child: its own request, nothing of its siblings'"
+    for i, request in enumerate(("l0", "l1")):
+        mine = [s for s in long_client.calls if any(m.text == request for m in s)]
+        assert [sum(m.role == "assistant" for m in s) for s in mine] == [0, 1, 2], i
+
+
 def test_instrument_charges_the_top_agent_and_ends_the_run_when_the_budget_is_spent() -> None:
     worker = agent_framework_agent_tool(
         Agent(client=ScriptedChatClient([Turn.say("worked")]), name="worker")

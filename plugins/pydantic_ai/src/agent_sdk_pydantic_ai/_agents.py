@@ -43,6 +43,7 @@ from pydantic_ai.messages import (
 from agent_sdk import AgentResponse, ErrorKind, Message, ToolError, ToolSpec, Usage
 from agent_sdk.integration import AgentToolSettings, CallContext, note_usage
 from agent_sdk_pydantic_ai._approval import (
+    allows_deferred,
     can_pause,
     deferred_approval_ids,
     deferred_results,
@@ -212,7 +213,9 @@ def agent_spec(
             "event_stream_handler": event_stream_handler,
             "infer_name": False,
         }
-        if pausable:
+        if pausable and not allows_deferred(agent.output_type):
+            # A run's own output_type makes pydantic-ai build its output schema again, every
+            # call (~0.5 ms for a model's schema): only where the agent's own cannot pause.
             options["output_type"] = with_deferred(agent.output_type)
         if state is not None:
             history, requests, results = _resumption(state, name, prompt)

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,14 +52,30 @@ def _in_context(operation: str, provider: str, **named: str) -> dict[str, Any]:
 
 
 def _attributes(model: str, provider: str, server_url: str | None) -> dict[str, Any]:
-    attrs = _in_context(sc.OP_CHAT, provider, **{sc.GEN_AI_REQUEST_MODEL: model})
+    attrs: dict[str, Any] = {
+        sc.GEN_AI_OPERATION_NAME: sc.OP_CHAT,
+        sc.GEN_AI_PROVIDER_NAME: provider,
+        sc.GEN_AI_REQUEST_MODEL: model,
+    }
+    ctx = current_context()
+    if ctx is not None:
+        attrs.update(_spans.base_attributes(ctx, ctx.path))
     if server_url:
-        parts = urlsplit(server_url)
-        if parts.hostname:
-            attrs[sc.SERVER_ADDRESS] = parts.hostname
-        if parts.port:
-            attrs[sc.SERVER_PORT] = parts.port
+        attrs.update(_server(server_url))
     return attrs
+
+
+@lru_cache(maxsize=64)
+def _server(server_url: str) -> tuple[tuple[str, Any], ...]:
+    """``server.address`` and ``server.port`` of ``server_url`` (parsed once per URL: a
+    model's URL is the same on every call)."""
+    parts = urlsplit(server_url)
+    found: list[tuple[str, Any]] = []
+    if parts.hostname:
+        found.append((sc.SERVER_ADDRESS, parts.hostname))
+    if parts.port:
+        found.append((sc.SERVER_PORT, parts.port))
+    return tuple(found)
 
 
 def _answered(call: ModelCall) -> dict[str, Any]:
@@ -83,10 +101,6 @@ def _ended(error_type: str | None) -> dict[str, Any]:
     return {sc.OUTCOME: "ok"}
 
 
-def _finish(span: Span, call: ModelCall) -> None:
-    span.set_attributes(_answered(call))
-
-
 @contextmanager
 def agent_span(name: str, *, provider: str) -> Iterator[Span]:
     """An ``invoke_agent {name}`` span around a run of a top-level agent (one that is not a
@@ -100,19 +114,62 @@ def agent_span(name: str, *, provider: str) -> Iterator[Span]:
         _spans.mark_ok(span)
 
 
-@contextmanager
-def model_call(model: str, *, provider: str, server_url: str | None = None) -> Iterator[ModelCall]:
+def model_call(
+    model: str, *, provider: str, server_url: str | None = None
+) -> AbstractContextManager[ModelCall]:
     """A ``chat {model}`` span around one model call. Set the yielded ``ModelCall``'s
     fields from the response; an exception marks the span with ``error.type``."""
-    call = ModelCall()
-    with _spans.span(
-        f"{sc.OP_CHAT} {model}",
-        kind=SpanKind.CLIENT,
-        attributes=lambda: _attributes(model, provider, server_url),
-    ) as span:
-        yield call
-        _finish(span, call)
-        _end_status(span, call.error_type)
+    return _ModelCallBlock(model, provider, server_url)
+
+
+class _ModelCallBlock:
+    """``model_call``'s block, in one object instead of a generator around ``span`` (it is
+    entered on every model call): the span starts when the block is entered (nothing is
+    built while tracing is off), and what the call answered and its outcome go on it in one
+    ``set_attributes`` (each call takes the span's lock and revalidates)."""
+
+    __slots__ = ("_call", "_model", "_provider", "_server_url", "_span", "_spanned")
+
+    def __init__(self, model: str, provider: str, server_url: str | None) -> None:
+        self._model = model
+        self._provider = provider
+        self._server_url = server_url
+        self._call = ModelCall()
+        self._spanned: _spans._RecordingSpan | None = None
+
+    def __enter__(self) -> ModelCall:
+        if _spans.tracing_enabled():
+            model = self._model
+            spanned = self._spanned = _spans._RecordingSpan(
+                f"{sc.OP_CHAT} {model}",
+                SpanKind.CLIENT,
+                _attributes(model, self._provider, self._server_url),
+            )
+            self._span = spanned.__enter__()
+        return self._call
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        spanned = self._spanned
+        if spanned is None:
+            return
+        self._spanned = None
+        if exc is None:
+            span, call = self._span, self._call
+            try:
+                attrs = _answered(call)
+                attrs.update(_ended(call.error_type))
+                span.set_attributes(attrs)
+                if call.error_type:
+                    span.set_status(Status(StatusCode.ERROR, call.error_type))
+            except BaseException as error:  # recorded on the span, as the block's own
+                spanned.__exit__(type(error), error, error.__traceback__)
+                raise
+        spanned.__exit__(exc_type, exc, tb)
 
 
 def record_model_call(
@@ -143,12 +200,6 @@ def record_model_call(
     if error_type:
         span.set_status(Status(StatusCode.ERROR, error_type))
     span.end(end_time=end_ns if end_ns is not None else time.time_ns())
-
-
-def _end_status(span: Span, error_type: str | None) -> None:
-    span.set_attributes(_ended(error_type))
-    if error_type:
-        span.set_status(Status(StatusCode.ERROR, error_type))
 
 
 __all__ = ["ModelCall", "agent_span", "model_call", "record_model_call"]

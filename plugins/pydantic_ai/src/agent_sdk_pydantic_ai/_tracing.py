@@ -37,13 +37,13 @@ from __future__ import annotations
 import contextvars
 import copy
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager, nullcontext
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from opentelemetry import trace
-from pydantic_ai import RunContext, RunUsage
+from pydantic_ai import RunContext
 from pydantic_ai.agent import AbstractAgent, WrapperAgent
 from pydantic_ai.capabilities import (
     AbstractCapability,
@@ -273,39 +273,42 @@ def _replaces_another(instrument: AgentSdkInstrumentation, ctx: RunContext[Any])
 
 
 # -- pydantic_ai_instrument(agent): the skeleton's spans without a capability -------------
+class _Tokens:
+    """What the model calls of one traced run used (the ``invoke_agent`` span's tokens)."""
+
+    __slots__ = ("input_tokens", "output_tokens")
+
+    def __init__(self) -> None:
+        self.input_tokens = 0
+        self.output_tokens = 0
+
+
 # What the model calls of the traced run now going on used (its sub-agents' runs are theirs):
 # the invoke_agent span's tokens. None outside a traced run: ChatSpans then only hands on.
-_own_usage: contextvars.ContextVar[RunUsage | None] = contextvars.ContextVar(
+_own_usage: contextvars.ContextVar[_Tokens | None] = contextvars.ContextVar(
     "agent_sdk_pydantic_ai_own_usage", default=None
 )
 
 
-def _noted(call: ModelCall, response: ModelResponse) -> None:
+def _noted(call: ModelCall, response: ModelResponse, own: _Tokens) -> None:
     usage = response.usage
-    call.usage = Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+    input_tokens, output_tokens = usage.input_tokens, usage.output_tokens  # read once each
+    call.usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
     call.response_model = response.model_name
     call.response_id = response.provider_response_id
     if response.finish_reason is not None:
         call.finish_reasons = (response.finish_reason,)
-    own = _own_usage.get()
-    if own is not None:
-        own.incr(usage)
+    own.input_tokens += input_tokens
+    own.output_tokens += output_tokens
 
 
 class ChatSpans(WrapperModel):
     """A model whose requests inside a traced run each get a ``chat {model}`` span (model,
     provider, server, tokens, response model and id, finish reason; no content)."""
 
-    @contextmanager
-    def _span(self) -> Iterator[ModelCall | None]:
-        if _own_usage.get() is None:
-            yield None
-            return
+    def _call(self) -> AbstractContextManager[ModelCall]:
         wrapped = self.wrapped
-        with model_call(
-            wrapped.model_name, provider=wrapped.system, server_url=wrapped.base_url
-        ) as call:
-            yield call
+        return model_call(wrapped.model_name, provider=wrapped.system, server_url=wrapped.base_url)
 
     async def request(
         self,
@@ -313,12 +316,14 @@ class ChatSpans(WrapperModel):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        with self._span() as call:
+        own = _own_usage.get()
+        if own is None:
+            return await self.wrapped.request(messages, model_settings, model_request_parameters)
+        with self._call() as call:
             response = await self.wrapped.request(
                 messages, model_settings, model_request_parameters
             )
-            if call is not None:
-                _noted(call, response)
+            _noted(call, response, own)
             return response
 
     @asynccontextmanager
@@ -329,13 +334,19 @@ class ChatSpans(WrapperModel):
         model_request_parameters: ModelRequestParameters,
         run_context: Any = None,
     ) -> AsyncIterator[StreamedResponse]:
-        with self._span() as call:
+        own = _own_usage.get()
+        if own is None:
             async with self.wrapped.request_stream(
                 messages, model_settings, model_request_parameters, run_context
             ) as stream:
                 yield stream
-            if call is not None:
-                _noted(call, stream.get())
+            return
+        with self._call() as call:
+            async with self.wrapped.request_stream(
+                messages, model_settings, model_request_parameters, run_context
+            ) as stream:
+                yield stream
+            _noted(call, stream.get(), own)
 
 
 def _chat_spans(model: Any) -> Any:
@@ -365,7 +376,7 @@ class TracedAgent(WrapperAgent[Any, Any]):
             async with self.wrapped.iter(user_prompt, model=model, **options) as run:
                 yield run
             return
-        used = RunUsage()
+        used = _Tokens()
         with agent_span(self.wrapped.name or "agent", provider=PROVIDER) as span:
             token = _own_usage.set(used)
             try:

@@ -12,7 +12,7 @@ their ``invoke_agent`` span from agent-sdk already. Run id and path come from th
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, set_span_in_context
 
 from agent_sdk.context import current_context
 from agent_sdk.response import Usage
@@ -51,14 +51,19 @@ def _in_context(operation: str, provider: str, **named: str) -> dict[str, Any]:
     return attrs
 
 
-def _attributes(model: str, provider: str, server_url: str | None) -> dict[str, Any]:
+def _attributes(
+    model: str, provider: str, server_url: str | None, base: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A chat span's start attributes; run id, path and depth from ``base`` if given, else
+    from the current call context."""
     attrs: dict[str, Any] = {
         sc.GEN_AI_OPERATION_NAME: sc.OP_CHAT,
         sc.GEN_AI_PROVIDER_NAME: provider,
         sc.GEN_AI_REQUEST_MODEL: model,
     }
-    ctx = current_context()
-    if ctx is not None:
+    if base is not None:
+        attrs.update(base)
+    elif (ctx := current_context()) is not None:
         attrs.update(_spans.base_attributes(ctx, ctx.path))
     if server_url:
         attrs.update(_server(server_url))
@@ -184,18 +189,32 @@ def record_model_call(
     finish_reasons: Sequence[str] = (),
     server_url: str | None = None,
     error_type: str | None = None,
+    tracer: Tracer | None = None,
+    parent: Span | None = None,
+    attributes: Mapping[str, Any] | None = None,
 ) -> None:
     """A ``chat {model}`` span for a call that already happened (``start_ns`` and ``end_ns``
-    from ``time.time_ns()``), as a child of the current span."""
-    if not _spans.tracing_enabled():
-        return
+    from ``time.time_ns()``), as a child of the current span.
+
+    For a plugin that records where agent-sdk's context is not: ``tracer`` records with
+    that tracer (whether or not agent-sdk's own tracing is on), ``parent`` makes the span
+    its child instead of the current span's, ``attributes`` are the run id, path and depth
+    to put on it instead of the current call context's."""
+    if tracer is None:
+        if not _spans.tracing_enabled():
+            return
+        tracer = _spans.tracer()
     # Everything is known already: one attribute dict at the start costs less than a
     # set_attribute per attribute (each takes the span's lock and revalidates).
-    attrs = _attributes(model, provider, server_url)
+    attrs = _attributes(model, provider, server_url, attributes)
     attrs.update(_answered(ModelCall(usage, response_model, response_id, tuple(finish_reasons))))
     attrs.update(_ended(error_type))
-    span = _spans.tracer().start_span(
-        f"{sc.OP_CHAT} {model}", kind=SpanKind.CLIENT, attributes=attrs, start_time=start_ns
+    span = tracer.start_span(
+        f"{sc.OP_CHAT} {model}",
+        context=None if parent is None else set_span_in_context(parent),
+        kind=SpanKind.CLIENT,
+        attributes=attrs,
+        start_time=start_ns,
     )
     if error_type:
         span.set_status(Status(StatusCode.ERROR, error_type))

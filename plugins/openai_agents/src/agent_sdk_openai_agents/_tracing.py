@@ -64,8 +64,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace as otel_trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from agent_sdk import IntegrationError, current_run
-from agent_sdk.integration import current_context, get_tracer, tracing_enabled
+from agent_sdk import IntegrationError, Usage, current_run
+from agent_sdk.integration import current_context, get_tracer, record_model_call, tracing_enabled
 from agent_sdk.integration import semconv as sc
 
 PROVIDER_NAME = "openai"
@@ -659,34 +659,26 @@ class ChatSpans(Model):
         response_model: str | None = None,
         error: BaseException | None = None,
     ) -> None:
-        attrs = dict(run.attributes)
-        attrs[sc.GEN_AI_OPERATION_NAME] = OP_CHAT
-        attrs[sc.GEN_AI_PROVIDER_NAME] = PROVIDER_NAME
-        attrs[sc.GEN_AI_REQUEST_MODEL] = self.model_name
+        tokens = None
         if usage is not None:
-            tokens_in = int(getattr(usage, "input_tokens", 0) or 0)
-            tokens_out = int(getattr(usage, "output_tokens", 0) or 0)
-            attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = tokens_in
-            attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = tokens_out
-            run.tokens[0] += tokens_in
-            run.tokens[1] += tokens_out
-        if response_id:
-            attrs[sc.GEN_AI_RESPONSE_ID] = response_id
-        if response_model:
-            attrs[sc.GEN_AI_RESPONSE_MODEL] = response_model
-        if error is None:
-            attrs[sc.OUTCOME] = "ok"
-        parent = run.span
-        span = run.tracer.start_span(
-            f"{OP_CHAT} {self.model_name}",
-            context=otel_trace.set_span_in_context(parent) if parent is not None else None,
-            kind=SpanKind.CLIENT,
-            attributes=attrs,
-            start_time=start_ns,
+            tokens = Usage(
+                input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+                output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            )
+            run.tokens[0] += tokens.input_tokens
+            run.tokens[1] += tokens.output_tokens
+        record_model_call(
+            self.model_name,
+            provider=PROVIDER_NAME,
+            start_ns=start_ns,
+            usage=tokens,
+            response_model=response_model,
+            response_id=response_id,
+            error_type=None if error is None else _error_type(error),
+            tracer=run.tracer,
+            parent=run.span,
+            attributes=run.attributes,
         )
-        if error is not None:
-            _failed(span, error)
-        span.end()
 
     async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
         run = _lean_run.get()

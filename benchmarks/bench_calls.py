@@ -14,7 +14,10 @@ agent-sdk does for its spans (``Driver.runner(instrumented=True)``: the top agen
 (noop = no SDK, sampled-off, batch). A third, ``floor``, is the native tool whose handler
 opens one SDK span (batch mode, the attributes of our ``execute_tool`` span) and nothing
 else: what any instrumentation that records a span per tool call pays in that loop, the
-lower bound of ours with SDK + batch. The per-call figures and the ratios ours/native and
+lower bound of ours with SDK + batch. A fourth, ``skeleton``, is that floor tool on the top
+agent instrumented as ours is (batch): the floor plus the skeleton's own ``invoke_agent``
+and ``chat`` spans, so ours / skeleton is what the executor and the plugin cost above
+them. The per-call figures and the ratios ours/native and
 ours/floor are computed per block (from block medians), then reported as the median over
 blocks with the min-max of blocks as spread.
 
@@ -52,6 +55,7 @@ SCENARIOS = {"S0": 0, "S1": 1, "S10": 10}
 VARIANTS = (
     ("native", "noop"),
     ("floor", "batch"),
+    ("skeleton", "batch"),
     ("ours", "noop"),
     ("ours", "sampled-off"),
     ("ours", "batch"),
@@ -116,9 +120,17 @@ def build(framework: str) -> tuple[Any, dict[tuple[str, str], Any], dict[str, Co
     from benchmarks.frameworks import DRIVERS
 
     driver = DRIVERS[framework]()
-    counters = {"native": Counter(), "floor": Counter(span=True), "ours": Counter()}
+    counters = {
+        "native": Counter(),
+        "floor": Counter(span=True),
+        "skeleton": Counter(span=True),
+        "ours": Counter(),
+    }
     native = driver.native_tool(counters["native"].add, name="add", description="Add two integers.")
     floor = driver.native_tool(counters["floor"].add, name="add", description="Add two integers.")
+    skeleton = driver.native_tool(
+        counters["skeleton"].add, name="add", description="Add two integers."
+    )
     spec = ToolSpec(
         name="add",
         description="Add two integers.",
@@ -127,10 +139,11 @@ def build(framework: str) -> tuple[Any, dict[tuple[str, str], Any], dict[str, Co
     )
     ours = driver.our_tool(spec)
     runners = {}
-    for kind, tool in (("native", native), ("floor", floor), ("ours", ours)):
+    tools = (("native", native), ("floor", floor), ("skeleton", skeleton), ("ours", ours))
+    for kind, tool in tools:
         for scenario, n in SCENARIOS.items():
             runners[(kind, scenario)] = driver.runner(
-                [tool], turns_for(n), instrumented=kind == "ours"
+                [tool], turns_for(n), instrumented=kind in ("ours", "skeleton")
             )
     return driver, runners, counters
 
@@ -225,16 +238,18 @@ def per_call(times: dict[tuple[str, str, str], list[list[float]]]) -> dict[str, 
     for n_label, n in (("1", 1), ("10", 10)):
         scen = "S1" if n == 1 else "S10"
         for v, m in VARIANTS:
-            values, ratios, to_floor = [], [], []
+            values, ratios, to_floor, to_skeleton = [], [], [], []
             for b in range(blocks):
                 mine = cost(v, m, scen, n, b)
                 values.append(mine)
                 ratios.append(ratio(mine, cost("native", "noop", scen, n, b)))
                 to_floor.append(ratio(mine, cost("floor", "batch", scen, n, b)))
+                to_skeleton.append(ratio(mine, cost("skeleton", "batch", scen, n, b)))
             out[f"{v}|{m}|{n_label}"] = {
                 "us": summary(values),
                 "ratio": summary(ratios),
                 "vs_floor": summary(to_floor),
+                "vs_skeleton": summary(to_skeleton),
             }
     return out
 

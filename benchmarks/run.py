@@ -223,6 +223,8 @@ def per_call_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
                 x = pc[f"{variant}|{n}"]
                 cells.append(f"{_n(x['us']['median'])} — {_ratio(x['ratio'])}")
             cells.append(_ratio(pc[f"ours|batch|{n}"]["vs_floor"]))
+            skeleton = pc.get(f"skeleton|batch|{n}")
+            cells.append("n/a" if skeleton is None else _ratio(skeleton["vs_floor"]))
             rows.append(cells)
             off = pc[f"ours|noop|{n}"]["ratio"]["median"]
             to_floor = pc[f"ours|batch|{n}"]["vs_floor"]["median"]
@@ -232,6 +234,12 @@ def per_call_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
             if name in PER_CALL_VS_FLOOR:
                 own = PER_CALL_VS_FLOOR[name]
                 also = f"; the plugin's own target ≤ {own:.2f}×: {_mark(to_floor <= own)}"
+            if skeleton is not None:
+                also += (
+                    f"; the skeleton's own spans on the floor: "
+                    f"{skeleton['vs_floor']['median']:.2f}×, ours / (floor + skeleton): "
+                    f"{pc[f'ours|batch|{n}']['vs_skeleton']['median']:.2f}×"
+                )
             verdicts.append(
                 f"{label}, {n} call(s)/turn: tracing off {off:.2f}× native (target ≤ "
                 f"{TARGETS['per_call_notrace']:.2f}×: "
@@ -249,6 +257,7 @@ def per_call_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
             "ours, SDK + batch µs — ratio",
             "floor: native + one SDK span per call, batch µs — ratio",
             "ours SDK + batch / floor",
+            "floor + the skeleton's spans / floor",
         ],
         rows,
     )
@@ -639,8 +648,10 @@ def render(results: dict[str, Any]) -> str:
         "what `configure_tracing` sets up, with an exporter that drops). The floor column is",
         "the native tool whose handler records one SDK span (batch, the attributes of our",
         "`execute_tool` span) and nothing else: what recording a span per tool call costs in",
-        "that loop whoever records it, the lower bound of ours with SDK + batch; the last",
-        "column is ours with SDK + batch against it, per block. Time is the process's CPU",
+        "that loop whoever records it, the lower bound of ours with SDK + batch; the last two",
+        "columns are ours with SDK + batch against it, per block, and the same floor tool on",
+        "the top agent instrumented as ours is (the skeleton's `invoke_agent` and `chat` spans",
+        "added) against it: what the skeleton's spans alone cost. Time is the process's CPU",
         "time (every thread of it; nothing in these runs sleeps or waits on I/O), so what other",
         "processes on a shared machine take does not count; the JSON keeps the wall-clock",
         "figures too (`per_call_wall`). openai-agents is measured in both tracing modes of",

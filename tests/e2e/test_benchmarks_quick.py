@@ -59,8 +59,9 @@ def test_quick_benchmark_reports_every_row(tmp_path):
             if (r[1] in ("1", "10") and "—" in r[3]) or r[1] in ("S0", "S1", "S10")
         ]
         assert len(per_call) == (2 + 3) * len(labels), per_call
-        # per-call (1 and 10 calls): native, three tracing modes, the floor, ours / floor
-        assert all(len(r) == 8 for r in per_call if r[1] in ("1", "10")), per_call
+        # per-call (1 and 10 calls): native, three tracing modes, the floor, ours and the
+        # skeleton against the floor
+        assert all(len(r) == 9 for r in per_call if r[1] in ("1", "10")), per_call
         others = [r for r in rows(report, name) if r not in per_call]
         # fan-out (2 sizes), memory (1), input multiplier (all, last, json)
         second = [r[1] for r in per_call + others]
@@ -84,6 +85,7 @@ def test_quick_benchmark_reports_every_row(tmp_path):
         # the floor (native tool + one SDK span per call) ran beside ours, and is reported
         assert per_call_results["floor|batch|10"]["us"]["n"] >= 1
         assert per_call_results["ours|batch|10"]["vs_floor"]["n"] >= 1
+        assert per_call_results["ours|batch|10"]["vs_skeleton"]["n"] >= 1
         assert results["frameworks"][name]["calls"]["per_call_wall"]["ours|batch|10"]["us"]["n"]
         # the fan-out ran the framework's native sub-agent tool beside ours at every size,
         # timed by the wall clock and by CPU time

@@ -203,6 +203,7 @@ async def measure(
             if profile
             else None
         )
+        calls = await interpreter_calls(runners, counters, tracing, runs=max(2, reps["S10"]))
     exported = tracing.close()
     return {
         "framework": framework,
@@ -219,7 +220,38 @@ async def measure(
         "per_call": per_call(times),
         "per_call_wall": per_call(walls),
         "profile": profiled,
+        "interpreter_calls": calls,
     }
+
+
+async def interpreter_calls(
+    runners: dict[tuple[str, str], Any],
+    counters: dict[str, Counter],
+    tracing: Tracing,
+    *,
+    runs: int,
+) -> dict[str, Any]:
+    """Python function calls per tool call of each variant (cProfile's count, S1 - S0 and
+    (S10 - S0) / 10, the mean over ``runs`` runs): the interpreter's work, which the load
+    of other processes does not change, beside the timings it does. C code (pydantic-core,
+    the SDK's own C parts) is one call, however long it runs."""
+    per_run: dict[str, float] = {}
+    for v, m in VARIANTS:
+        for s, n in SCENARIOS.items():
+            await one(runners[(v, s)], counters[v], n, tracing, m)  # warm
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(runs):
+                await one(runners[(v, s)], counters[v], n, tracing, m)
+            prof.disable()
+            stats = pstats.Stats(prof)
+            per_run[f"{v}|{m}|{s}"] = stats.total_calls / runs  # type: ignore[attr-defined]
+    out: dict[str, Any] = {"runs": runs, "per_run": per_run}
+    for v, m in VARIANTS:
+        for label, scen, n in (("1", "S1", 1), ("10", "S10", 10)):
+            base = per_run[f"{v}|{m}|S0"]
+            out[f"{v}|{m}|{label}"] = (per_run[f"{v}|{m}|{scen}"] - base) / n
+    return out
 
 
 def per_call(times: dict[tuple[str, str, str], list[list[float]]]) -> dict[str, Any]:

@@ -290,6 +290,7 @@ class OpenAIAgentsDriver(Driver):
     ) -> Runner:
         from agents import Agent, RunConfig
         from agents import Runner as SDKRunner
+        from agents.run import AgentRunner
 
         from agent_sdk.integration import tracing_enabled
         from agent_sdk_openai_agents.testing import ScriptedModel
@@ -309,12 +310,21 @@ class OpenAIAgentsDriver(Driver):
         if instrumented:
             self._instrument()
         lean = self.mode == "lean"
+        # The lean mode wraps the SDK's default runner for every run of the process: an agent
+        # that is not instrumented (native, floor) runs on a plain AgentRunner, as it would
+        # in a program without the lean mode.
+        plain = None if instrumented or not lean else AgentRunner()
 
         async def run() -> Any:
             config = traced if instrumented and not lean and tracing_enabled() else untraced
-            result = await SDKRunner.run(
-                agent, "start", run_config=config, max_turns=len(turns) + 2
-            )
+            if plain is not None:
+                result = await plain.run(
+                    agent, "start", run_config=config, max_turns=len(turns) + 2
+                )
+            else:
+                result = await SDKRunner.run(
+                    agent, "start", run_config=config, max_turns=len(turns) + 2
+                )
             return result.final_output
 
         async def reset() -> None:

@@ -240,6 +240,15 @@ def per_call_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
                     f"{skeleton['vs_floor']['median']:.2f}×, ours / (floor + skeleton): "
                     f"{pc[f'ours|batch|{n}']['vs_skeleton']['median']:.2f}×"
                 )
+            counted = calls.get("interpreter_calls")
+            if counted is not None:
+                ours_n, floor_n = counted[f"ours|batch|{n}"], counted[f"floor|batch|{n}"]
+                skeleton_n = counted[f"skeleton|batch|{n}"]
+                also += (
+                    f"; by Python calls ours / floor {ours_n / floor_n:.3f}×, skeleton / floor "
+                    f"{skeleton_n / floor_n:.3f}×, ours / (floor + skeleton) "
+                    f"{ours_n / skeleton_n:.3f}×"
+                )
             verdicts.append(
                 f"{label}, {n} call(s)/turn: tracing off {off:.2f}× native (target ≤ "
                 f"{TARGETS['per_call_notrace']:.2f}×: "
@@ -258,6 +267,43 @@ def per_call_rows(results: dict[str, Any], verdicts: list[str]) -> list[str]:
             "floor: native + one SDK span per call, batch µs — ratio",
             "ours SDK + batch / floor",
             "floor + the skeleton's spans / floor",
+        ],
+        rows,
+    )
+
+
+def interpreter_rows(results: dict[str, Any]) -> list[str]:
+    rows = []
+    for label, _name, calls in _calls(results):
+        counted = calls.get("interpreter_calls")
+        if counted is None:
+            continue
+        for n in ("1", "10"):
+            native, floor = counted[f"native|noop|{n}"], counted[f"floor|batch|{n}"]
+            off, skeleton = counted[f"ours|noop|{n}"], counted[f"skeleton|batch|{n}"]
+            ours = counted[f"ours|batch|{n}"]
+            rows.append(
+                [
+                    label,
+                    n,
+                    _n(native),
+                    f"{_n(off)} — {off / native:.3f}×",
+                    f"{_n(floor)} — {floor / native:.3f}×",
+                    f"{_n(skeleton)} — {skeleton / floor:.3f}×",
+                    f"{_n(ours)} — {ours / floor:.3f}×",
+                    f"{ours / skeleton:.3f}×",
+                ]
+            )
+    return table(
+        [
+            "framework",
+            "calls/turn",
+            "native",
+            "ours, tracing off — / native",
+            "floor — / native",
+            "floor + the skeleton's spans — / floor",
+            "ours, SDK + batch — / floor",
+            "ours / (floor + skeleton)",
         ],
         rows,
     )
@@ -660,6 +706,16 @@ def render(results: dict[str, Any]) -> str:
         "",
     ]
     out += per_call_rows(results, verdicts)
+    counted = interpreter_rows(results)
+    if len(counted) > 2:
+        out += [
+            "",
+            "The interpreter's work per tool call: Python function calls (cProfile's count,",
+            "S1 − S0 and (S10 − S0) / 10), which the load of other processes does not change;",
+            "C code (pydantic-core, OpenTelemetry's C parts) counts one call however long it runs:",
+            "",
+        ]
+        out += counted
     out += ["", "Whole runs (median, p25–p75 CPU µs):", ""]
     out += run_rows(results)
     stage_tab, span_tab = executor_rows(results, verdicts)

@@ -1,6 +1,6 @@
 """Run every benchmark, print the tables and write docs/performance.md.
 
-    .venv/bin/python -m benchmarks            # full run (about 10 min on 2 idle vCPUs)
+    .venv/bin/python -m benchmarks            # full run (about 14 min on 2 idle vCPUs)
     .venv/bin/python -m benchmarks --quick    # seconds; proves the code works, not timings
 
 Options: ``--md PATH`` (default docs/performance.md for a full run, nothing for --quick),

@@ -56,13 +56,22 @@ def test_quick_benchmark_reports_every_row(tmp_path):
             r
             for label in labels
             for r in rows(report, label)
-            if (r[1] in ("1", "10") and "—" in r[3]) or r[1] in ("S0", "S1", "S10")
+            if (r[1] in ("1", "10") and "—" in r[3] and "(" in r[3]) or r[1] in ("S0", "S1", "S10")
         ]
+        # the interpreter's work per tool call (Python calls), beside the timings
+        counted = [
+            r
+            for label in labels
+            for r in rows(report, label)
+            if r[1] in ("1", "10") and "—" in r[3] and "(" not in r[3]
+        ]
+        assert len(counted) == 2 * len(labels), counted
+        assert all(len(r) == 8 and r[-1].endswith("×") for r in counted), counted
         assert len(per_call) == (2 + 3) * len(labels), per_call
         # per-call (1 and 10 calls): native, three tracing modes, the floor, ours and the
         # skeleton against the floor
         assert all(len(r) == 9 for r in per_call if r[1] in ("1", "10")), per_call
-        others = [r for r in rows(report, name) if r not in per_call]
+        others = [r for r in rows(report, name) if r not in per_call + counted]
         # fan-out (2 sizes), memory (1), input multiplier (all, last, json)
         second = [r[1] for r in per_call + others]
         for expected in ("1", "10", "S0", "S1", "S10", "5", "10", "all", "last", "json"):

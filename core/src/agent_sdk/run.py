@@ -157,12 +157,9 @@ class RunState:
             self.reserved -= 1
 
     def settle(self, path: str, usage: Usage, *, reserved: bool) -> None:
-        """A sub-agent ended (whatever the outcome): release its hold, charge its usage
-        (``release`` then ``charge``, inline: every sub-agent settles)."""
-        if reserved and self.limits.max_model_calls is not None:
-            self.reserved -= 1
-        self.spent += usage.model_calls
-        self.report.add(path, usage)
+        """A sub-agent ended (whatever the outcome): release its hold, charge its usage."""
+        self.release(reserved=reserved)
+        self.charge(path, usage)
 
     def charge(self, path: str, usage: Usage) -> None:
         self.spent += usage.model_calls

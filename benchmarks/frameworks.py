@@ -313,18 +313,11 @@ class OpenAIAgentsDriver(Driver):
         # The lean mode wraps the SDK's default runner for every run of the process: an agent
         # that is not instrumented (native, floor) runs on a plain AgentRunner, as it would
         # in a program without the lean mode.
-        plain = None if instrumented or not lean else AgentRunner()
+        run_agent = AgentRunner().run if lean and not instrumented else SDKRunner.run
 
         async def run() -> Any:
             config = traced if instrumented and not lean and tracing_enabled() else untraced
-            if plain is not None:
-                result = await plain.run(
-                    agent, "start", run_config=config, max_turns=len(turns) + 2
-                )
-            else:
-                result = await SDKRunner.run(
-                    agent, "start", run_config=config, max_turns=len(turns) + 2
-                )
+            result = await run_agent(agent, "start", run_config=config, max_turns=len(turns) + 2)
             return result.final_output
 
         async def reset() -> None:
